@@ -1,0 +1,112 @@
+# ccdiag: plain Makefile. `make` builds build/ccprobe; see README.md.
+# Optional parts: USE_CUDA, USE_NCCL, USE_VERBS = auto | yes | no.
+
+CC        = mpicc
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -MMD -MP
+CPPFLAGS += -D_GNU_SOURCE
+LDLIBS   += -ljansson -lm -lpthread
+PREFIX   ?= /usr/local
+CUDA_HOME ?= /usr/local/cuda
+USE_CUDA ?= auto
+USE_NCCL ?= auto
+USE_VERBS ?= auto
+B         = build
+
+# --- optional features: auto compiles them in when found; yes insists ---
+have_cuda  := $(if $(wildcard $(CUDA_HOME)/include/cuda_runtime.h),yes,no)
+have_nccl  := $(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h),yes,no)
+have_verbs := $(if $(wildcard /usr/include/infiniband/verbs.h),$(if $(wildcard /usr/include/rdma/rdma_cma.h),yes,no),no)
+
+define feature
+ifeq ($$(USE_$(1)),yes)
+ifneq ($$(have_$(2)),yes)
+$$(error USE_$(1)=yes but $(3) was not found)
+endif
+endif
+ifeq ($$(USE_$(1)),no)
+have_$(2) := no
+endif
+endef
+$(eval $(call feature,CUDA,cuda,CUDA runtime under CUDA_HOME=$(CUDA_HOME)))
+$(eval $(call feature,NCCL,nccl,nccl.h))
+$(eval $(call feature,VERBS,verbs,libibverbs/librdmacm headers))
+ifneq ($(have_cuda),yes)
+have_nccl := no
+endif
+have_gnuplot := $(if $(shell command -v gnuplot 2>/dev/null),yes,no)
+
+ifeq ($(have_cuda),yes)
+CPPFLAGS += -DHAVE_CUDA -I$(CUDA_HOME)/include
+LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
+endif
+ifeq ($(have_nccl),yes)
+CPPFLAGS += -DHAVE_NCCL
+LDLIBS   += -lnccl
+endif
+ifeq ($(have_verbs),yes)
+CPPFLAGS += -DHAVE_VERBS
+LDLIBS   += -libverbs -lrdmacm
+endif
+FEATURES := features: mpi=yes cuda=$(have_cuda) nccl=$(have_nccl) verbs=$(have_verbs) gnuplot=$(have_gnuplot)
+
+LIB_SRC  := $(wildcard core/*.c bench/*.c probes/*.c)
+LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
+TEST_SRC := $(wildcard tests/unit/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
+
+.PHONY: all check demo install clean deps features bench
+all: features $(B)/ccprobe
+
+features:
+	@echo "$(FEATURES)"
+
+# rebuild everything when the feature set changes
+$(B)/features.txt: FORCE
+	@mkdir -p $(B)
+	@echo "$(FEATURES) $(CPPFLAGS)" | cmp -s - $@ || echo "$(FEATURES) $(CPPFLAGS)" > $@
+FORCE:
+
+$(B)/obj/%.o: %.c $(B)/features.txt
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(B)/libccprobe.a: $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/ccprobe: $(B)/obj/ccprobe.o $(B)/libccprobe.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/tests/%: tests/unit/%.c $(B)/libccprobe.a $(B)/features.txt
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(B)/libccprobe.a -lcmocka $(LDLIBS)
+
+deps:
+	@scripts/deps.sh
+
+check: deps
+	@$(MAKE) --no-print-directory all $(TEST_BIN)
+	@tests/run.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh
+
+bench: all
+	@scripts/bench_allreduce.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ccdiag/scripts \
+		$(DESTDIR)$(PREFIX)/share/doc/ccdiag
+	install -m 755 $(B)/ccprobe $(DESTDIR)$(PREFIX)/bin/ccprobe
+	install -m 755 scripts/emucluster $(DESTDIR)$(PREFIX)/share/ccdiag/scripts/
+	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/ccdiag/
+
+clean:
+	rm -rf $(B)
+
+-include $(LIB_OBJ:.o=.d) $(B)/obj/ccprobe.d
+
+$(B)/bare_allreduce: tests/bench/bare_allreduce.c
+	@mkdir -p $(B)
+	$(CC) $(CFLAGS) -o $@ $<

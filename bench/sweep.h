@@ -1,0 +1,32 @@
+#ifndef CCDIAG_SWEEP_H
+#define CCDIAG_SWEEP_H
+
+#include "../core/options.h"
+#include "../core/run.h"
+#include "backend.h"
+#include "coll.h"
+
+#define SWEEP_MAX_SIZES 4096
+
+/*
+ * The message sizes of a sweep: min, then times factor (or plus step) while
+ * not above max. Returns how many were written to out (at most max_out).
+ */
+size_t sweep_sizes(const struct cc_options *o, size_t *out, size_t max_out);
+
+/*
+ * Parses the -d and --op lists. Returns 0, or -1 with a one-line message.
+ */
+int sweep_parse_lists(const struct cc_options *o, enum cc_dtype *types, int *ntypes,
+		      enum cc_redop *ops, int *nops, char *err, size_t len);
+
+/*
+ * Runs the whole sweep of one collective on an initialised backend, on every
+ * rank: for each type, operator and size, warm-up, timed repetitions and a
+ * data check; rank 0 writes one measurement record per size and a table
+ * line on stdout. Returns CC_EXIT_OK, CC_EXIT_FAIL (wrong data or a failed
+ * call, recorded) or CC_EXIT_RUNTIME (out of memory).
+ */
+int sweep_run(struct cc_run *run, const struct coll *coll, const struct backend *be);
+
+#endif

@@ -1,0 +1,299 @@
+/*
+ * ccprobe: runs collective benchmarks and probes across an MPI job and
+ * streams every measurement to a JSON Lines results file (docs/results.md).
+ */
+#include "bench/backend.h"
+#include "bench/coll.h"
+#include "bench/sweep.h"
+#include "core/log.h"
+#include "core/mpictx.h"
+#include "core/options.h"
+#include "core/results.h"
+#include "core/run.h"
+#include "core/timer.h"
+#include "core/version.h"
+#include "core/watchdog.h"
+#include "probes/probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_OUTPUT "ccprobe-results.jsonl"
+
+#ifdef HAVE_CUDA
+#define FEATURE_CUDA 1
+#else
+#define FEATURE_CUDA 0
+#endif
+#ifdef HAVE_NCCL
+#define FEATURE_NCCL 1
+#else
+#define FEATURE_NCCL 0
+#endif
+#ifdef HAVE_VERBS
+#define FEATURE_VERBS 1
+#else
+#define FEATURE_VERBS 0
+#endif
+
+/* Every probe's options, for the parser and --help. */
+static void collect_params(const struct cc_param **params, size_t max)
+{
+	size_t n = 0;
+
+	for (int i = 0; probes[i] && n + 1 < max; i++)
+		if (probes[i]->params)
+			params[n++] = probes[i]->params;
+	params[n] = NULL;
+}
+
+static void print_list(void)
+{
+	printf("collectives:\n");
+	for (int i = 0; colls[i]; i++)
+		printf("  %-16s busbw factor %s\n", colls[i]->name,
+		       colls[i]->id == COLL_ALL_REDUCE ? "2(n-1)/n" :
+		       colls[i]->id == COLL_BROADCAST ? "1" : "(n-1)/n");
+	printf("backends (-B):\n");
+	for (int i = 0; backends[i]; i++)
+		printf("  %-16s %s memory%s%s\n", backends[i]->name, backends[i]->memory,
+		       backends[i]->missing ? "; not built: " : "",
+		       backends[i]->missing ? backends[i]->missing : "");
+	printf("probes:\n");
+	for (int i = 0; probes[i]; i++)
+		printf("  %-16s %s%s%s\n", probes[i]->name, probes[i]->summary,
+		       probes[i]->missing ? "; not built: " : "",
+		       probes[i]->missing ? probes[i]->missing : "");
+}
+
+/* Checks names, backend and lists before MPI starts. Returns 0 or -1 with err. */
+static int validate(const struct cc_options *o, char *err, size_t len)
+{
+	enum cc_dtype types[CC_NDTYPES];
+	enum cc_redop ops[CC_NOPS];
+	int nt, no;
+
+	for (int i = 0; i < o->nnames; i++) {
+		const struct probe *p = probe_find(o->names[i]);
+
+		if (!coll_find(o->names[i]) && !p) {
+			snprintf(err, len, "unknown collective or probe '%s' (see --list)",
+				 o->names[i]);
+			return -1;
+		}
+		if (p && p->check && p->check(err, len))
+			return -1;
+	}
+	if (!backend_find(o->backend)) {
+		snprintf(err, len, "unknown backend '%s' for -B (see --list)", o->backend);
+		return -1;
+	}
+	if (o->min_bytes == 0) {
+		snprintf(err, len, "minimum size (-b) must be at least 1 byte");
+		return -1;
+	}
+	return sweep_parse_lists(o, types, &nt, ops, &no, err, len);
+}
+
+static void make_run_id(char *buf, size_t len)
+{
+	unsigned char r[8] = { 0 };
+	int fd = open("/dev/urandom", O_RDONLY);
+
+	if (fd < 0 || read(fd, r, sizeof(r)) != (ssize_t)sizeof(r)) {
+		unsigned long long t = (unsigned long long)time(NULL) ^ (unsigned long long)getpid();
+
+		memcpy(r, &t, sizeof(r));
+	}
+	if (fd >= 0)
+		close(fd);
+	snprintf(buf, len, "%02x%02x%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3], r[4],
+		 r[5], r[6], r[7]);
+}
+
+static json_t *header_record(const struct cc_options *o, const struct mpictx *mpi,
+			     const char *run_id)
+{
+	json_t *argv = json_array(), *hosts = json_array(), *rec;
+	char start[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	int uniform = 1;
+
+	gmtime_r(&now, &tm);
+	strftime(start, sizeof(start), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	for (int i = 0; i < o->argc; i++)
+		json_array_append_new(argv, json_string(o->argv[i]));
+	for (int n = 0; n < mpi->nnodes; n++) {
+		json_t *ranks = json_array();
+
+		for (int r = 0; r < mpi->size; r++)
+			if (mpi->rank_node[r] == n)
+				json_array_append_new(ranks, json_integer(r));
+		json_array_append_new(hosts, json_pack("{s:s, s:o}", "name", mpi->hosts[n],
+						       "ranks", ranks));
+		uniform &= mpi->node_ranks[n] == mpi->node_ranks[0];
+	}
+	rec = json_pack("{s:i, s:s, s:s, s:s, s:s, s:o, s:i, s:i, s:o, s:o, s:s, s:s}",
+			"schema", CCDIAG_SCHEMA_VERSION, "run_id", run_id, "start_utc", start,
+			"tool", "ccprobe", "version", CCDIAG_VERSION, "argv", argv,
+			"world_size", mpi->size, "nodes", mpi->nnodes, "hosts", hosts,
+			"ranks_per_node", uniform ? json_integer(mpi->node_ranks[0]) : json_null(),
+			"mpi_library", mpi->mpi_version,
+			"mpi_thread_level", mpi->thread_level >= MPI_THREAD_MULTIPLE ? "multiple" :
+					    mpi->thread_level >= MPI_THREAD_SERIALIZED ? "serialized" :
+					    "funneled-or-single");
+	json_object_set_new(rec, "features", json_pack("{s:b, s:b, s:b, s:b}", "mpi", 1,
+						       "cuda", FEATURE_CUDA, "nccl", FEATURE_NCCL,
+						       "verbs", FEATURE_VERBS));
+	json_object_set_new(rec, "options", json_pack(
+		"{s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:f, s:s, s:s, s:s, s:i}",
+		"min_bytes", (json_int_t)o->min_bytes, "max_bytes", (json_int_t)o->max_bytes,
+		"step_factor", (json_int_t)o->factor, "step_bytes", (json_int_t)o->step,
+		"iters", o->iters, "warmup", o->warmup, "reps", o->reps,
+		"check_iters", o->check_iters, "timeout_s", o->timeout_s,
+		"backend", o->backend, "dtypes", o->dtypes, "ops", o->ops, "root", o->root));
+	return rec;
+}
+
+/* Runs one collective sweep, bringing up the backend on first use. */
+static int run_collective(struct cc_run *run, const struct coll *coll,
+			  const struct backend *be, int *be_state)
+{
+	char why[256] = "";
+
+	if (be->missing) {
+		snprintf(why, sizeof(why), "not built: %s", be->missing);
+		run_skip(run, "collective", coll->name, why);
+		return CC_EXIT_OK;
+	}
+	if (*be_state == 0) {
+		int rc = be->init(run->mpi, why, sizeof(why)), worst;
+
+		MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, run->mpi->world);
+		*be_state = worst == 0 ? 1 : worst == 1 ? 2 : 3;
+		if (*be_state != 1 && !why[0])
+			snprintf(why, sizeof(why), "backend '%s' failed on another rank", be->name);
+		if (*be_state == 2 || *be_state == 3) {
+			char msg[300];
+
+			snprintf(msg, sizeof(msg), "%s%s", *be_state == 2 ? "skipped: " : "", why);
+			if (*be_state == 2)
+				run_skip(run, "collective", coll->name, msg);
+			else
+				run_error(run, "collective", coll->name, msg);
+			return *be_state == 2 ? CC_EXIT_OK : CC_EXIT_RUNTIME;
+		}
+	} else if (*be_state != 1) {
+		run_skip(run, "collective", coll->name, "backend unavailable (see above)");
+		return CC_EXIT_OK;
+	}
+	return sweep_run(run, coll, be);
+}
+
+int main(int argc, char **argv)
+{
+	const struct cc_param *params[32];
+	struct cc_options o;
+	struct mpictx mpi;
+	struct cc_run run = { 0 };
+	const struct backend *be;
+	char err[512], run_id[32], *all_colls[16];
+	int rc = CC_EXIT_OK, ok, be_state = 0;
+	int env_rank = mpictx_env_rank();
+
+	collect_params(params, 32);
+	options_defaults(&o);
+	/* usage errors, --help and --list need no MPI: answer at once, from rank 0 only */
+	if (options_parse(&o, argc, argv, params, err, sizeof(err)) ||
+	    (!o.help && !o.version && !o.list && validate(&o, err, sizeof(err)))) {
+		if (env_rank == 0)
+			fprintf(stderr, "ccprobe: error: %s\nTry 'ccprobe --help' for usage.\n", err);
+		return CC_EXIT_USAGE;
+	}
+	if (o.help || o.version || o.list) {
+		if (env_rank == 0) {
+			if (o.help)
+				options_usage(stdout, params);
+			else if (o.version)
+				printf("ccprobe %s (results schema %d)\n", CCDIAG_VERSION,
+				       CCDIAG_SCHEMA_VERSION);
+			else
+				print_list();
+		}
+		return CC_EXIT_OK;
+	}
+	if (!o.out_path)
+		o.out_path = DEFAULT_OUTPUT;
+	log_set_level(o.verbose >= 2 ? LOG_DEBUG : o.verbose ? LOG_INFO : LOG_WARN);
+	watchdog_block_signals();
+	if (mpictx_init(&mpi, &argc, &argv))
+		return CC_EXIT_RUNTIME;
+	run.opt = &o;
+	run.mpi = &mpi;
+	run.t_start = timer_now();
+	/* the results file must be writable before anything is measured */
+	if (mpi.rank == 0) {
+		run.res = results_open(o.out_path);
+		if (!run.res)
+			log_error("cannot open results file '%s': %s", o.out_path, strerror(errno));
+	}
+	ok = mpi.rank != 0 || run.res;
+	MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (!ok) {
+		mpictx_fini(&mpi);
+		return CC_EXIT_RUNTIME;
+	}
+	make_run_id(run_id, sizeof(run_id));
+	MPI_Bcast(run_id, sizeof(run_id), MPI_CHAR, 0, MPI_COMM_WORLD);
+	run_record(&run, "run", header_record(&o, &mpi, run_id));
+	if (watchdog_start(&mpi, run.res, o.timeout_s, run.t_start)) {
+		log_error("cannot start the watchdog thread");
+		MPI_Abort(MPI_COMM_WORLD, CC_EXIT_RUNTIME);
+	}
+	be = backend_find(o.backend);
+	if (!o.nnames) {
+		/* no names: every collective, in table order */
+		for (int i = 0; colls[i] && i < 16; i++)
+			all_colls[o.nnames++] = (char *)colls[i]->name;
+		o.names = all_colls;
+	}
+	for (int i = 0; i < o.nnames; i++) {
+		const char *name = o.names[i];
+		const struct coll *coll = coll_find(name);
+		const struct probe *probe = probe_find(name);
+		int r;
+
+		if (coll) {
+			r = run_collective(&run, coll, be, &be_state);
+		} else if (probe->missing) {
+			snprintf(err, sizeof(err), "not built: %s", probe->missing);
+			run_skip(&run, "probe", probe->name, err);
+			r = CC_EXIT_OK;
+		} else {
+			r = probe->run(&run);
+		}
+		if (r > rc)
+			rc = r;
+	}
+	if (be_state == 1)
+		be->fini();
+	watchdog_stop();
+	if (mpi.rank == 0) {
+		if (run.failures && rc == CC_EXIT_OK)
+			rc = CC_EXIT_FAIL;
+		results_end(run.res, "complete", run_elapsed(&run),
+			    json_pack("{s:i, s:i}", "failures", run.failures, "exit_code", rc));
+		results_close(run.res);
+		if (!o.quiet)
+			printf("# results: %s\n", o.out_path);
+	}
+	MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	mpictx_fini(&mpi);
+	return rc;
+}

@@ -1,0 +1,270 @@
+#include "options.h"
+#include "size.h"
+#include "version.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void options_defaults(struct cc_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->min_bytes = 8;
+	o->max_bytes = (size_t)16 << 20;
+	o->factor = 2;
+	o->iters = 20;
+	o->warmup = 5;
+	o->reps = 10;
+	o->check_iters = 1;
+	o->timeout_s = 300.0;
+	o->backend = "mpi";
+	o->dtypes = "float";
+	o->ops = "sum";
+	o->root = 0;
+}
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static int parse_int(const char *s, long lo, long hi, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_double(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= lo && v <= hi))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_size_arg(const char *opt, const char *s, size_t *out,
+			  char *err, size_t len)
+{
+	if (size_parse(s, out))
+		return fail(err, len, "invalid size '%s' for %s (use e.g. 8, 64K, 1M, 8G)", s, opt);
+	return 0;
+}
+
+int options_split(const char *list, char **buf, const char **items, int max)
+{
+	char *save = NULL, *tok;
+	int n = 0;
+
+	*buf = strdup(list);
+	if (!*buf)
+		return -1;
+	for (tok = strtok_r(*buf, ",", &save); tok && n < max; tok = strtok_r(NULL, ",", &save))
+		items[n++] = tok;
+	return n;
+}
+
+static const struct option base_longopts[] = {
+	{ "minbytes", required_argument, NULL, 'b' },
+	{ "maxbytes", required_argument, NULL, 'e' },
+	{ "stepfactor", required_argument, NULL, 'f' },
+	{ "stepbytes", required_argument, NULL, 'i' },
+	{ "iters", required_argument, NULL, 'n' },
+	{ "warmup_iters", required_argument, NULL, 'w' },
+	{ "reps", required_argument, NULL, 'r' },
+	{ "check", required_argument, NULL, 'c' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "backend", required_argument, NULL, 'B' },
+	{ "datatype", required_argument, NULL, 'd' },
+	{ "op", required_argument, NULL, 'O' },
+	{ "root", required_argument, NULL, 'R' },
+	{ "timeout", required_argument, NULL, 'T' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "list", no_argument, NULL, 'L' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+};
+#define NBASE (sizeof(base_longopts) / sizeof(base_longopts[0]))
+#define PARAM_BASE 1000
+
+static int set_param(const struct cc_param *p, const char *arg, char *err, size_t len)
+{
+	switch (p->type) {
+	case CC_PARAM_SIZE:
+		if (size_parse(arg, p->ptr))
+			return fail(err, len, "invalid size '%s' for --%s", arg, p->name);
+		return 0;
+	case CC_PARAM_INT:
+		if (parse_int(arg, 0, INT_MAX, p->ptr))
+			return fail(err, len, "invalid number '%s' for --%s", arg, p->name);
+		return 0;
+	case CC_PARAM_DOUBLE:
+		if (parse_double(arg, 0.0, 1e12, p->ptr))
+			return fail(err, len, "invalid number '%s' for --%s", arg, p->name);
+		return 0;
+	case CC_PARAM_STRING:
+		*(const char **)p->ptr = arg;
+		return 0;
+	}
+	return fail(err, len, "internal: bad type for --%s", p->name);
+}
+
+int options_parse(struct cc_options *o, int argc, char **argv,
+		  const struct cc_param *const *params, char *err, size_t errlen)
+{
+	const struct cc_param *flat[128];
+	struct option longopts[NBASE + 129];
+	size_t nflat = 0, i;
+	int c, rc = 0;
+
+	o->argc = argc;
+	o->argv = argv;
+	for (i = 0; params && params[i]; i++)
+		for (const struct cc_param *p = params[i]; p->name && nflat < 128; p++)
+			flat[nflat++] = p;
+	memcpy(longopts, base_longopts, sizeof(base_longopts));
+	for (i = 0; i < nflat; i++)
+		longopts[NBASE + i] = (struct option){ flat[i]->name, required_argument,
+						       NULL, PARAM_BASE + (int)i };
+	memset(&longopts[NBASE + nflat], 0, sizeof(struct option));
+
+	opterr = 0;
+	optind = 1;
+	while (!rc && (c = getopt_long(argc, argv, ":b:e:f:i:n:w:r:c:o:B:d:t:vqhV",
+				       longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b': rc = parse_size_arg("-b", optarg, &o->min_bytes, err, errlen); break;
+		case 'e': rc = parse_size_arg("-e", optarg, &o->max_bytes, err, errlen); break;
+		case 'f':
+			if (size_parse(optarg, &o->factor) || o->factor < 2)
+				rc = fail(err, errlen, "invalid step factor '%s' for -f (an integer >= 2)", optarg);
+			break;
+		case 'i': rc = parse_size_arg("-i", optarg, &o->step, err, errlen); break;
+		case 'n':
+			if (parse_int(optarg, 1, 100000000, &o->iters))
+				rc = fail(err, errlen, "invalid iteration count '%s' for -n (1 or more)", optarg);
+			break;
+		case 'w':
+			if (parse_int(optarg, 0, 100000000, &o->warmup))
+				rc = fail(err, errlen, "invalid warm-up count '%s' for -w (0 or more)", optarg);
+			break;
+		case 'r':
+			if (parse_int(optarg, 1, 100000, &o->reps))
+				rc = fail(err, errlen, "invalid repetition count '%s' for -r (1 or more)", optarg);
+			break;
+		case 'c':
+			if (parse_int(optarg, 0, 1000, &o->check_iters))
+				rc = fail(err, errlen, "invalid check count '%s' for -c (0 or more)", optarg);
+			break;
+		case 'o': o->out_path = optarg; break;
+		case 'B': o->backend = optarg; break;
+		case 'd': o->dtypes = optarg; break;
+		case 'O': o->ops = optarg; break;
+		case 'R':
+			if (parse_int(optarg, 0, INT_MAX, &o->root))
+				rc = fail(err, errlen, "invalid root '%s' for --root", optarg);
+			break;
+		case 'T':
+		case 't':
+			if (parse_double(optarg, 0.0, 1e7, &o->timeout_s))
+				rc = fail(err, errlen, "invalid timeout '%s' for --timeout (seconds, 0 = none)", optarg);
+			break;
+		case 'v': o->verbose++; break;
+		case 'q': o->quiet = 1; break;
+		case 'L': o->list = 1; break;
+		case 'h': o->help = 1; break;
+		case 'V': o->version = 1; break;
+		case ':':
+			rc = fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+			break;
+		case '?':
+			if (optopt)
+				rc = fail(err, errlen, "unknown option '-%c'", optopt);
+			else
+				rc = fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
+			break;
+		default:
+			if (c >= PARAM_BASE && (size_t)(c - PARAM_BASE) < nflat)
+				rc = set_param(flat[c - PARAM_BASE], optarg, err, errlen);
+			else
+				rc = fail(err, errlen, "internal: unhandled option %d", c);
+		}
+	}
+	if (rc)
+		return rc;
+	if (o->min_bytes > o->max_bytes) {
+		char a[32], b[32];
+
+		return fail(err, errlen, "minimum size %s (-b) is above maximum size %s (-e)",
+			    size_format(o->min_bytes, a, sizeof(a)), size_format(o->max_bytes, b, sizeof(b)));
+	}
+	o->names = argv + optind;
+	o->nnames = argc - optind;
+	return 0;
+}
+
+void options_usage(FILE *f, const struct cc_param *const *params)
+{
+	fprintf(f,
+		"usage: ccprobe [options] [NAME...]\n"
+		"Runs collective benchmarks and probes of a GPU cluster; launch under mpirun or srun,\n"
+		"one rank per GPU (or per node for host-memory runs). NAME is a collective or probe\n"
+		"(see --list); without NAME, every collective runs.\n"
+		"\n"
+		"Sweep (sizes take K, M, G, T suffixes = powers of 1024):\n"
+		"  -b, --minbytes SIZE     smallest message size [8]\n"
+		"  -e, --maxbytes SIZE     largest message size [16M]\n"
+		"  -f, --stepfactor N      multiply the size by N each step [2]\n"
+		"  -i, --stepbytes SIZE    add SIZE each step instead of multiplying\n"
+		"  -n, --iters N           timed iterations per repetition [20]\n"
+		"  -w, --warmup_iters N    untimed warm-up iterations per size [5]\n"
+		"  -r, --reps N            repetitions per size; each gives one timing sample [10]\n"
+		"  -c, --check N           data-check iterations per size, not timed [1]\n"
+		"  -B, --backend NAME      collective backend: mpi (host memory) [mpi]\n"
+		"  -d, --datatype LIST     float, double, int32, comma separated [float]\n"
+		"      --op LIST           sum, prod, min, max, comma separated [sum]\n"
+		"      --root N            root rank of broadcast [0]\n"
+		"Run:\n"
+		"  -o, --output FILE       results file, JSON Lines [ccprobe-results.jsonl]\n"
+		"  -t, --timeout SEC       deadline of one measurement; 0 disables [300]\n"
+		"  -v, --verbose           more log lines on stderr (repeat for debug)\n"
+		"  -q, --quiet             no table on stdout\n"
+		"      --list              list collectives, backends and probes\n"
+		"      --help, --version\n");
+	if (params && params[0]) {
+		fprintf(f, "Probe options:\n");
+		for (size_t i = 0; params[i]; i++)
+			for (const struct cc_param *p = params[i]; p->name; p++)
+				fprintf(f, "      --%-20s %s\n", p->name, p->help);
+	}
+	fprintf(f,
+		"\n"
+		"Units: GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s, us = microseconds.\n"
+		"Exit codes: 0 all measurements ran and checked out; 1 a measurement failed\n"
+		"(wrong data or error record); 2 bad command line; 3 setup failed (results\n"
+		"file, MPI, memory); 4 a measurement passed its deadline; 5 interrupted.\n"
+		"ccprobe %s\n", CCDIAG_VERSION);
+}

@@ -1,0 +1,71 @@
+#ifndef CCDIAG_OPTIONS_H
+#define CCDIAG_OPTIONS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Exit codes of ccprobe; documented in README.md and --help. */
+enum cc_exit {
+	CC_EXIT_OK = 0,          /* every measurement ran and its data checked out */
+	CC_EXIT_FAIL = 1,        /* a measurement failed: wrong data or an error record */
+	CC_EXIT_USAGE = 2,       /* bad command line */
+	CC_EXIT_RUNTIME = 3,     /* setup failed: results file, MPI, memory */
+	CC_EXIT_TIMEOUT = 4,     /* a measurement passed its deadline (--timeout) */
+	CC_EXIT_INTERRUPTED = 5, /* SIGINT or SIGTERM */
+};
+
+/*
+ * A named option contributed by a probe or backend, so core knows none of
+ * them: "--NAME VALUE" or "--NAME=VALUE" on the command line.
+ */
+enum cc_param_type { CC_PARAM_SIZE, CC_PARAM_INT, CC_PARAM_DOUBLE, CC_PARAM_STRING };
+
+struct cc_param {
+	const char *name;        /* long option name without "--" */
+	enum cc_param_type type;
+	void *ptr;               /* size_t *, int *, double * or const char ** */
+	const char *help;        /* one line for --help */
+};
+
+struct cc_options {
+	size_t min_bytes;        /* -b */
+	size_t max_bytes;        /* -e */
+	size_t factor;           /* -f: multiply size by this each step */
+	size_t step;             /* -i: or add this each step (0: use factor) */
+	int iters;               /* -n: timed iterations per repetition */
+	int warmup;              /* -w: untimed warm-up iterations */
+	int reps;                /* -r: repetitions, each one timing sample */
+	int check_iters;         /* -c: separate data-check iterations */
+	double timeout_s;        /* --timeout: deadline of one measurement, 0 = none */
+	const char *out_path;    /* -o */
+	const char *backend;     /* -B: collective backend */
+	const char *dtypes;      /* -d: comma list */
+	const char *ops;         /* --op: comma list */
+	int root;                /* --root: broadcast root */
+	int verbose;             /* -v, repeatable */
+	int quiet;               /* -q: no table on stdout */
+	int list, help, version; /* actions */
+	char **names;            /* collectives or probes to run, in order */
+	int nnames;
+	int argc;                /* the original command line, for the run header */
+	char **argv;
+};
+
+/* Sets every field to its default. */
+void options_defaults(struct cc_options *o);
+
+/*
+ * Parses argv into o; params (NULL-terminated array of NULL-terminated
+ * tables) are the extra named options. Returns 0, or -1 with a one-line
+ * message in err (no trailing newline).
+ */
+int options_parse(struct cc_options *o, int argc, char **argv,
+		  const struct cc_param *const *params, char *err, size_t errlen);
+
+/* Writes the --help text; params as for options_parse. */
+void options_usage(FILE *f, const struct cc_param *const *params);
+
+/* Splits a comma list into at most max items (pointers into a copy kept in *buf). */
+int options_split(const char *list, char **buf, const char **items, int max);
+
+#endif

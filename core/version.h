@@ -1,0 +1,7 @@
+#ifndef CCDIAG_VERSION_H
+#define CCDIAG_VERSION_H
+
+#define CCDIAG_VERSION "0.1.0"
+#define CCDIAG_SCHEMA_VERSION 1
+
+#endif

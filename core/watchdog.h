@@ -1,0 +1,48 @@
+#ifndef CCDIAG_WATCHDOG_H
+#define CCDIAG_WATCHDOG_H
+
+#include "mpictx.h"
+#include "results.h"
+
+#include <jansson.h>
+
+/*
+ * The watchdog turns a hang or a signal into a record instead of a frozen
+ * job. Every rank runs one thread that
+ *  - ends the run when the armed measurement passes its deadline: rank 0
+ *    writes a "timeout" record (what, deadline, the ranks and hosts that had
+ *    not finished it) and an end record, then calls MPI_Abort;
+ *  - on SIGINT/SIGTERM writes an "interrupted" end record (rank 0) and aborts.
+ * To know who is not done, each rank tells rank 0 when it finishes a
+ * measurement (a 4-byte message on a private communicator, received by rank
+ * 0's watchdog thread), which needs MPI_THREAD_MULTIPLE; without it the
+ * record says the ranks are unknown.
+ */
+
+/* Blocks SIGINT/SIGTERM in the calling thread; call before MPI_Init so every thread inherits it. */
+void watchdog_block_signals(void);
+
+/* Starts the thread. res is rank 0's results (NULL elsewhere). Collective. Returns 0 or -1. */
+int watchdog_start(struct mpictx *mpi, struct results *res, double timeout_s, double t_start);
+
+/*
+ * Arms the deadline for the measurement about to start. what names it;
+ * detail (taken) is copied into a timeout record. Every rank must arm and
+ * disarm the same measurements in the same order.
+ */
+void watchdog_arm(const char *what, json_t *detail);
+
+/* This rank finished the armed measurement. */
+void watchdog_disarm(void);
+
+/* Stops the thread. Collective; call before MPI_Finalize. */
+void watchdog_stop(void);
+
+/*
+ * Fault injection for tests: when CCPROBE_FAULT is "hang:RANK[:BYTES]", the
+ * rank RANK never returns from this call for a measurement of at least BYTES
+ * (default 0) bytes, as a hung GPU or NIC would. Does nothing otherwise.
+ */
+void watchdog_fault_point(int rank, size_t bytes);
+
+#endif

@@ -1,0 +1,68 @@
+#!/bin/bash
+# ccprobe's command line: help, list, version, and every bad input ends with
+# one error line, a usage hint and exit 2, printed once even under mpirun.
+source "$(dirname "$0")/../lib.sh"
+P=$T_ROOT/build/ccprobe
+
+# expect_error DESC CODE PATTERN ARGS...: exit CODE, stderr has one error line matching PATTERN
+expect_error() {
+	local desc=$1 code=$2 pat=$3 rc n
+	shift 3
+	"$P" "$@" >"$T_TMP/out" 2>"$T_TMP/err"
+	rc=$?
+	n=$(grep -c '^ccprobe: error: ' "$T_TMP/err")
+	if [ "$rc" -eq "$code" ] && [ "$n" -eq 1 ] && grep -q -- "$pat" "$T_TMP/err" &&
+		grep -q "Try 'ccprobe --help'" "$T_TMP/err" && [ ! -s "$T_TMP/out" ]; then
+		t_pass "$desc: exit $code, one line"
+	else
+		t_fail "$desc: exit $rc (want $code), $n error lines: $(head -c 300 "$T_TMP/err")"
+	fi
+}
+
+expect_error "unknown option" 2 "unknown option '--bogus'" --bogus
+expect_error "bad size suffix" 2 "invalid size '12Q' for -b" -b 12Q
+expect_error "negative size" 2 "invalid size '-5' for -e" -e -5
+expect_error "min above max" 2 "minimum size 1G (-b) is above maximum size 1M (-e)" -b 1G -e 1M
+expect_error "unknown name" 2 "unknown collective or probe 'allreduce'" allreduce
+expect_error "unknown backend" 2 "unknown backend 'gloo'" -B gloo
+expect_error "unknown datatype" 2 "unknown data type 'bf16'" -d bf16
+expect_error "missing value" 2 "option '-n' needs a value" -n
+expect_error "zero minimum" 2 "at least 1 byte" -b 0
+
+# under mpirun: the error is printed by rank 0 only, and the job exits 2
+mpirun --oversubscribe -np 3 "$P" -b 12Q >"$T_TMP/out" 2>"$T_TMP/err"
+rc=$?
+n=$(grep -c '^ccprobe: error: ' "$T_TMP/err")
+if [ "$rc" -eq 2 ] && [ "$n" -eq 1 ]; then
+	t_pass "bad size under mpirun -np 3: exit 2, one error line"
+else
+	t_fail "bad size under mpirun -np 3: exit $rc, $n error lines"
+fi
+
+"$P" --help >"$T_TMP/out" 2>&1
+if [ $? -eq 0 ] && grep -q '^usage: ccprobe' "$T_TMP/out" && grep -q 'Exit codes:' "$T_TMP/out" &&
+	grep -q 'GB/s = 1e9 bytes/s' "$T_TMP/out"; then
+	t_pass "--help: usage, units and exit codes"
+else
+	t_fail "--help output: $(head -c 200 "$T_TMP/out")"
+fi
+"$P" --list >"$T_TMP/out" 2>&1
+if [ $? -eq 0 ] && grep -q 'all_reduce' "$T_TMP/out" && grep -q 'reduce_scatter' "$T_TMP/out" &&
+	grep -q '^  mpi' "$T_TMP/out"; then
+	t_pass "--list: collectives and backends"
+else
+	t_fail "--list output: $(head -c 200 "$T_TMP/out")"
+fi
+t_check "--version" bash -c "'$P' --version | grep -q '^ccprobe [0-9]'"
+
+# an unwritable results path fails before anything is measured: exit 3, nothing on stdout
+mpirun --oversubscribe -np 2 "$P" -o /nonexistent-dir/r.jsonl all_reduce >"$T_TMP/out" 2>"$T_TMP/err"
+rc=$?
+if [ "$rc" -eq 3 ] && grep -q "cannot open results file '/nonexistent-dir/r.jsonl'" "$T_TMP/err" &&
+	! grep -q 'all_reduce' "$T_TMP/out"; then
+	t_pass "unwritable results path: exit 3 before any measurement"
+else
+	t_fail "unwritable results path: exit $rc; $(head -c 300 "$T_TMP/err")"
+fi
+
+t_done

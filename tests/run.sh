@@ -1,0 +1,65 @@
+#!/bin/bash
+# tests/run.sh: runs every test suite (unit binaries under build/tests, then
+# tests/integration/test_*.sh) and ends with one line
+# "check: N passed, N failed" over all of them. Exit 0 only when none failed.
+# TESTS=pattern limits the suites run (a substring of the suite name).
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+passed=0
+failed=0
+skipped=0
+bad_suites=()
+log_dir=build/test-logs
+mkdir -p "$log_dir"
+
+count() {  # count SUITE LOG: adds the suite's counts from its output
+	local suite=$1 log=$2 p f s
+	if grep -q '^\[==========\]' "$log"; then
+		# cmocka: "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s), listed below:"
+		p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+		f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed.*/\1/p' "$log" | tail -1)
+		s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
+	else
+		# shell suites (tests/lib.sh): "SUITE: N passed, N failed, N skipped"
+		read -r p f s < <(sed -n 's/^[a-z_0-9]*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$log" | tail -1)
+	fi
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-0}))
+	skipped=$((skipped + ${s:-0}))
+	printf '%s\n' "$suite: ${p:-0} passed, ${f:-0} failed, ${s:-0} skipped"
+}
+
+run_suite() {  # run_suite KIND NAME CMD...
+	local kind=$1 name=$2 log rc
+	shift 2
+	case "$name" in *"${TESTS:-}"*) ;; *) return ;; esac
+	log="$log_dir/$kind-$name.log"
+	echo "=== $name"
+	"$@" >"$log" 2>&1
+	rc=$?
+	grep -E '^(FAIL|SKIP) |^\[  FAILED  \] [a-z]|^\[  ERROR   \]' "$log"
+	count "$name" "$log"
+	# a suite that crashed or failed without counting a failure still fails
+	if [ "$rc" -ne 0 ]; then
+		bad_suites+=("$name")
+		if ! grep -qE '^FAIL |^\[  FAILED  \]' "$log"; then
+			failed=$((failed + 1))
+			echo "$name: exited $rc without a counted failure (see $log)"
+		fi
+	fi
+}
+
+for t in build/tests/test_*; do
+	[ -x "$t" ] || continue
+	run_suite unit "$(basename "$t")" "$t"
+done
+for t in tests/integration/test_*.sh; do
+	[ -f "$t" ] || continue
+	run_suite integration "$(basename "$t" .sh)" bash "$t"
+done
+
+[ ${#bad_suites[@]} -eq 0 ] || echo "failing suites: ${bad_suites[*]} (logs in $log_dir)"
+[ "$skipped" -eq 0 ] || echo "($skipped skipped)"
+echo "check: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ ${#bad_suites[@]} -eq 0 ]

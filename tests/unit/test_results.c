@@ -1,0 +1,101 @@
+/* The results stream: records encode and decode back, "type" leads, end is written once. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../../core/results.h"
+
+static void test_encode_round_trip(void **state)
+{
+	json_t *rec = json_pack("{s:s, s:I, s:f, s:{s:f, s:f}, s:n, s:[i,i]}", "name",
+				"all_reduce", "bytes", (json_int_t)8589934592LL, "busbw_GBps",
+				123.456789, "time_us", "min", 1.5, "p99", 2.25, "root", "ranks",
+				0, 1);
+	json_error_t e;
+	char *s = results_encode("measurement", rec);
+	json_t *back = json_loads(s, 0, &e);
+	(void)state;
+	assert_non_null(back);
+	assert_null(strchr(s, '\n'));
+	assert_int_equal(strncmp(s, "{\"type\":\"measurement\"", 21), 0);
+	json_object_del(back, "type");
+	assert_true(json_equal(back, rec));
+	assert_float_equal(json_real_value(json_object_get(back, "busbw_GBps")), 123.456789,
+			   1e-9);
+	free(s);
+	json_decref(back);
+	json_decref(rec);
+	/* reals keep 10 significant digits: ample for timings, short lines */
+	rec = json_pack("{s:f}", "v", 1.23456789012345e-7);
+	s = results_encode("m", rec);
+	back = json_loads(s, 0, &e);
+	assert_float_equal(json_real_value(json_object_get(back, "v")) / 1.23456789012345e-7, 1.0,
+			   1e-9);
+	free(s);
+	json_decref(back);
+	json_decref(rec);
+}
+
+static void test_stream_file(void **state)
+{
+	char path[] = "/tmp/ccdiag-results-XXXXXX";
+	int fd = mkstemp(path);
+	struct results *r;
+	char line[4096];
+	FILE *f;
+	int n = 0;
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	r = results_open(path);
+	assert_non_null(r);
+	assert_int_equal(results_write(r, "run", json_pack("{s:i}", "schema", 1)), 0);
+	assert_int_equal(results_write(r, "measurement", json_pack("{s:s}", "name", "x\n\"y")), 0);
+	/* flushed as written: readable before close */
+	f = fopen(path, "r");
+	while (fgets(line, sizeof(line), f))
+		n++;
+	fclose(f);
+	assert_int_equal(n, 2);
+	assert_int_equal(results_end(r, "complete", 1.5, json_pack("{s:i}", "failures", 0)), 0);
+	assert_int_equal(results_end(r, "interrupted", 2.0, NULL), 0);  /* ignored */
+	results_close(r);
+	f = fopen(path, "r");
+	n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		json_error_t e;
+		json_t *j = json_loads(line, 0, &e);
+
+		assert_non_null(j);
+		if (++n == 3) {
+			assert_string_equal(json_string_value(json_object_get(j, "type")), "end");
+			assert_string_equal(json_string_value(json_object_get(j, "status")), "complete");
+		}
+		json_decref(j);
+	}
+	fclose(f);
+	assert_int_equal(n, 3);
+	unlink(path);
+}
+
+static void test_open_failure(void **state)
+{
+	(void)state;
+	assert_null(results_open("/nonexistent-dir/r.jsonl"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_encode_round_trip),
+		cmocka_unit_test(test_stream_file),
+		cmocka_unit_test(test_open_failure),
+	};
+	return cmocka_run_group_tests_name("results", tests, NULL, NULL);
+}
