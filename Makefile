@@ -61,18 +61,19 @@ all: features $(B)/ccprobe
 features:
 	@echo "$(FEATURES)"
 
-# rebuild everything when the feature set changes
+# rebuild everything when the feature set or the list of sources changes
+STAMP := $(FEATURES) $(CPPFLAGS) $(sort $(LIB_SRC))
 $(B)/features.txt: FORCE
 	@mkdir -p $(B)
-	@echo "$(FEATURES) $(CPPFLAGS)" | cmp -s - $@ || echo "$(FEATURES) $(CPPFLAGS)" > $@
+	@echo "$(STAMP)" | cmp -s - $@ || echo "$(STAMP)" > $@
 FORCE:
 
 $(B)/obj/%.o: %.c $(B)/features.txt
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(B)/libccprobe.a: $(LIB_OBJ)
-	rm -f $@ && ar rcs $@ $^
+$(B)/libccprobe.a: $(LIB_OBJ) $(B)/features.txt
+	rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
 $(B)/ccprobe: $(B)/obj/ccprobe.o $(B)/libccprobe.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
