@@ -2,8 +2,11 @@
 
 #include <string.h>
 
+extern const struct probe probe_netpair;
+
 /* The only list of probes; keep sorted by name. */
 const struct probe *const probes[] = {
+	&probe_netpair,
 	NULL,
 };
 

@@ -41,15 +41,15 @@ fi
 
 "$P" --help >"$T_TMP/out" 2>&1
 if [ $? -eq 0 ] && grep -q '^usage: ccprobe' "$T_TMP/out" && grep -q 'Exit codes:' "$T_TMP/out" &&
-	grep -q 'GB/s = 1e9 bytes/s' "$T_TMP/out"; then
-	t_pass "--help: usage, units and exit codes"
+	grep -q 'GB/s = 1e9 bytes/s' "$T_TMP/out" && grep -q -- '--pair-bw-size' "$T_TMP/out"; then
+	t_pass "--help: usage, units, exit codes and probe options"
 else
 	t_fail "--help output: $(head -c 200 "$T_TMP/out")"
 fi
 "$P" --list >"$T_TMP/out" 2>&1
 if [ $? -eq 0 ] && grep -q 'all_reduce' "$T_TMP/out" && grep -q 'reduce_scatter' "$T_TMP/out" &&
-	grep -q '^  mpi' "$T_TMP/out"; then
-	t_pass "--list: collectives and backends"
+	grep -q '^  mpi' "$T_TMP/out" && grep -q 'netpair' "$T_TMP/out"; then
+	t_pass "--list: collectives, backends, probes"
 else
 	t_fail "--list output: $(head -c 200 "$T_TMP/out")"
 fi

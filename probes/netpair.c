@@ -1,0 +1,1550 @@
+/*
+ * netpair: node-to-node bandwidth and latency over MPI point-to-point, and
+ * the diagnosis that names the bad node or link. docs/netpair.md has the
+ * method, the defaults and the record fields.
+ *
+ * One leader rank per node measures (run->mpi->leaders); the other ranks of
+ * a node only follow the plan so that every rank arms and disarms the
+ * watchdog for the same rounds. Pairs run as a round-robin tournament
+ * (probes/schedule.h): all pairs of a round at once, each pair in four steps
+ * separated by a barrier of the leaders: latency, a -> b, b -> a, both ways.
+ * Rank 0 (the leader of node 0) gathers each round, writes the records and
+ * runs the diagnosis, which may ask for a second pass of retests.
+ */
+#include "netpair.h"
+#include "probe.h"
+#include "schedule.h"
+#include "../core/log.h"
+#include "../core/stats.h"
+#include "../core/timer.h"
+#include "../core/watchdog.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ diagnosis */
+
+static int link_index(int n, int a, int b)
+{
+	if (a > b) {
+		int t = a;
+
+		a = b;
+		b = t;
+	}
+	return a * n - a * (a + 1) / 2 + (b - a - 1);
+}
+
+struct np_link *np_diag_link(const struct np_diag *d, int a, int b)
+{
+	if (a < 0 || b < 0 || a >= d->n || b >= d->n || a == b)
+		return NULL;
+	return &d->link[link_index(d->n, a, b)];
+}
+
+const char *np_verdict_name(enum np_verdict v)
+{
+	static const char *const names[] = { "ok", "bad", "suspect", "ambiguous", "explained",
+					     "transient" };
+
+	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
+}
+
+int np_diag_init(struct np_diag *d, int n, const struct np_opts *opt)
+{
+	memset(d, 0, sizeof(*d));
+	if (n < 2 || !(opt->tol > 0.0 && opt->tol <= 1.0) || opt->lat_tol < 0.0 ||
+	    !(opt->bidir_tol >= 0.0 && opt->bidir_tol <= 1.0) ||
+	    opt->partners < 1 || opt->partners > NP_MAX_PARTNERS)
+		return -1;
+	d->n = n;
+	d->opt = *opt;
+	d->link = calloc((size_t)n * (size_t)(n - 1) / 2, sizeof(*d->link));
+	d->node = calloc((size_t)n, sizeof(*d->node));
+	if (!d->link || !d->node) {
+		np_diag_free(d);
+		return -1;
+	}
+	return 0;
+}
+
+void np_diag_free(struct np_diag *d)
+{
+	free(d->link);
+	free(d->node);
+	d->link = NULL;
+	d->node = NULL;
+}
+
+/* m as seen from a: bw_ab is a -> b. */
+static struct np_meas orient(const struct np_meas *m, int swap)
+{
+	struct np_meas o = *m;
+
+	if (swap) {
+		o.bw_ab = m->bw_ba;
+		o.bw_ba = m->bw_ab;
+	}
+	return o;
+}
+
+void np_diag_set(struct np_diag *d, int a, int b, const struct np_meas *m)
+{
+	struct np_link *l = np_diag_link(d, a, b);
+
+	if (!l)
+		return;
+	l->m = orient(m, a > b);
+	l->measured = 1;
+}
+
+/* The metrics of a link: 0 when not measured. */
+enum metric { M_UNI, M_BIDIR, M_LAT, M_COUNT };
+
+static double metric(const struct np_meas *m, enum metric k)
+{
+	switch (k) {
+	case M_UNI:
+		/* the slower direction: a link is as good as its worse half */
+		return m->bw_ab > 0 && m->bw_ba > 0 ? fmin(m->bw_ab, m->bw_ba) : 0.0;
+	case M_BIDIR:
+		return m->bidir > 0 ? m->bidir : 0.0;
+	default:
+		return m->lat_us > 0 ? m->lat_us : 0.0;
+	}
+}
+
+/*
+ * The reference of a metric: the median of the links that look healthy.
+ * A plain median of all links fails when one bad node spoils most links
+ * (with 3 nodes, 2 links of 3 touch it), so "healthy" is judged against a
+ * robust first guess: the median over nodes of each node's best link. A node
+ * has a good best link unless it is bad itself, so the guess holds while
+ * fewer than half the nodes are bad.
+ */
+static double reference(const struct np_diag *d, enum metric k, double tol)
+{
+	int n = d->n, nbest = 0, nh = 0;
+	int higher = k != M_LAT;
+	double *best = malloc((size_t)n * sizeof(double));
+	double *h = malloc((size_t)n * (size_t)(n - 1) / 2 * sizeof(double));
+	double guess, ref = 0.0;
+
+	if (!best || !h)
+		goto out;
+	for (int x = 0; x < n; x++) {
+		double b = 0.0;
+
+		for (int y = 0; y < n; y++) {
+			const struct np_link *l = np_diag_link(d, x, y);
+			double v;
+
+			if (!l || !l->measured || (v = metric(&l->m, k)) <= 0)
+				continue;
+			if (b == 0.0 || (higher ? v > b : v < b))
+				b = v;
+		}
+		if (b > 0)
+			best[nbest++] = b;
+	}
+	if (!nbest)
+		goto out;
+	guess = stats_median(best, (size_t)nbest);
+	for (int i = 0; i < n * (n - 1) / 2; i++) {
+		double v = d->link[i].measured ? metric(&d->link[i].m, k) : 0.0;
+
+		if (v <= 0)
+			continue;
+		if (higher ? v >= tol * guess : (tol <= 0 || v <= tol * guess))
+			h[nh++] = v;
+	}
+	ref = nh ? stats_median(h, (size_t)nh) : guess;
+out:
+	free(best);
+	free(h);
+	return ref;
+}
+
+/* Ratios of m to the references and the flags of what is out of tolerance. */
+static struct np_ratios judge(const struct np_diag *d, const struct np_meas *m)
+{
+	struct np_ratios r = { 0 };
+	double v;
+
+	if (d->ref_uni > 0) {
+		v = metric(m, M_UNI);
+		r.uni = v / d->ref_uni;
+		if (r.uni < d->opt.tol)
+			r.flags |= NP_F_UNI;
+	}
+	if (d->ref_bidir > 0) {
+		v = metric(m, M_BIDIR);
+		r.bidir = v / d->ref_bidir;
+		if (d->opt.bidir_tol > 0 && r.bidir < d->opt.bidir_tol)
+			r.flags |= NP_F_BIDIR;
+	}
+	if (d->ref_lat > 0) {
+		v = metric(m, M_LAT);
+		r.lat = v / d->ref_lat;
+		/* an unmeasured latency is a failure too */
+		if (d->opt.lat_tol > 0 && (v <= 0 || r.lat > d->opt.lat_tol))
+			r.flags |= NP_F_LAT;
+	}
+	return r;
+}
+
+/* Pass 1: references, ratios, suspect links and nodes, known-good nodes. */
+static int pass1(struct np_diag *d)
+{
+	int n = d->n;
+	double *v = malloc((size_t)n * sizeof(double)), *w = malloc((size_t)n * sizeof(double));
+
+	if (!v || !w) {
+		free(v);
+		free(w);
+		return -1;
+	}
+	if (d->opt.expect_GBps > 0) {
+		/* full duplex: both directions at once should give twice one */
+		d->ref_uni = d->opt.expect_GBps;
+		d->ref_bidir = 2.0 * d->opt.expect_GBps;
+		d->ref_expected = 1;
+	} else {
+		d->ref_uni = reference(d, M_UNI, d->opt.tol);
+		d->ref_bidir = reference(d, M_BIDIR, d->opt.bidir_tol > 0 ? d->opt.bidir_tol :
+					 d->opt.tol);
+	}
+	d->ref_lat = reference(d, M_LAT, d->opt.lat_tol);
+	for (int i = 0; i < n * (n - 1) / 2; i++) {
+		struct np_link *l = &d->link[i];
+
+		l->r = judge(d, &l->m);
+		if (!l->measured)
+			l->r.flags |= NP_F_UNI;   /* never measured: not good */
+		l->verdict = NP_OK;
+		l->by = -1;
+		d->suspect_links += l->r.flags != 0;
+	}
+	for (int x = 0; x < n; x++) {
+		struct np_node *nd = &d->node[x];
+		int nv = 0, nw = 0;
+
+		for (int y = 0; y < n; y++) {
+			const struct np_link *l = np_diag_link(d, x, y);
+
+			if (!l || !l->measured)
+				continue;
+			nd->links++;
+			v[nv++] = l->r.uni;
+			if (l->r.lat > 0)
+				w[nw++] = l->r.lat;
+			if (!l->r.flags)
+				nd->good_links++;
+		}
+		nd->ratio = stats_median(v, (size_t)nv);
+		nd->lat_ratio = stats_median(w, (size_t)nw);
+		nd->suspect = nd->good_links < n - 1;
+		nd->known_good = nd->good_links > 0;
+		nd->verdict = NP_OK;
+	}
+	free(v);
+	free(w);
+	return 0;
+}
+
+/* Unordered pair list with dedup; pairs[2i] < pairs[2i+1]. */
+struct pairlist {
+	int *p;
+	int n, cap;
+};
+
+static int pairlist_find(const struct pairlist *pl, int a, int b)
+{
+	if (a > b) {
+		int t = a;
+
+		a = b;
+		b = t;
+	}
+	for (int i = 0; i < pl->n; i++)
+		if (pl->p[2 * i] == a && pl->p[2 * i + 1] == b)
+			return i;
+	return -1;
+}
+
+static int pairlist_add(struct pairlist *pl, int a, int b)
+{
+	int i = pairlist_find(pl, a, b);
+
+	if (i >= 0)
+		return i;
+	if (pl->n == pl->cap) {
+		int cap = pl->cap ? 2 * pl->cap : 16;
+		int *p = realloc(pl->p, (size_t)cap * 2 * sizeof(int));
+
+		if (!p)
+			return -1;
+		pl->p = p;
+		pl->cap = cap;
+	}
+	pl->p[2 * pl->n] = a < b ? a : b;
+	pl->p[2 * pl->n + 1] = a < b ? b : a;
+	return pl->n++;
+}
+
+/* Is p a usable retest partner for x? (class: 1 clean, 2 fallback, 0 no) */
+static int partner_class(const struct np_diag *d, int x, int p)
+{
+	const struct np_link *l = np_diag_link(d, x, p);
+
+	if (!l || !d->node[p].known_good)
+		return 0;
+	return l->measured && !l->r.flags ? 1 : 2;
+}
+
+/*
+ * Chooses the retest partners of every suspect node. Partners are
+ * known-good nodes; a node that had a good link in pass 1 is retested
+ * against such clean partners only (a victim of a bad node is then cleared
+ * by partners that vouch for it), and only a node with no good link at all
+ * falls back to known-good nodes it failed with (the culprit). Among equals
+ * the least loaded partner is taken so that the retests spread over rounds.
+ */
+static int plan_partners(struct np_diag *d, struct pairlist *pl)
+{
+	int n = d->n, rc = 0;
+	int *order = malloc((size_t)n * sizeof(int)), *load = calloc((size_t)n, sizeof(int));
+	int no = 0;
+
+	if (!order || !load) {
+		rc = -1;
+		goto out;
+	}
+	for (int x = 0; x < n; x++)
+		if (d->node[x].suspect)
+			order[no++] = x;
+	/* worst first: the likely culprit picks its partners before the victims */
+	for (int i = 1; i < no; i++)
+		for (int j = i; j > 0 && d->node[order[j]].ratio < d->node[order[j - 1]].ratio; j--) {
+			int t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (int i = 0; i < no; i++) {
+		int x = order[i], want;
+		struct np_node *nd = &d->node[x];
+
+		/* clean partners if there is any, else the fallback ones */
+		want = 2;
+		for (int p = 0; p < n; p++)
+			if (p != x && partner_class(d, x, p) == 1)
+				want = 1;
+		/* pairs already planned (another node chose x) count first */
+		for (int p = 0; p < n && nd->npartners < d->opt.partners; p++)
+			if (p != x && partner_class(d, x, p) == want && pairlist_find(pl, x, p) >= 0)
+				nd->partner[nd->npartners++] = p;
+		while (nd->npartners < d->opt.partners) {
+			int best = -1;
+
+			for (int p = 0; p < n; p++) {
+				int dup = 0;
+
+				if (p == x || partner_class(d, x, p) != want)
+					continue;
+				for (int k = 0; k < nd->npartners; k++)
+					dup |= nd->partner[k] == p;
+				if (dup)
+					continue;
+				if (best < 0 || load[p] < load[best] ||
+				    (load[p] == load[best] &&
+				     (d->node[p].good_links > d->node[best].good_links ||
+				      (d->node[p].good_links == d->node[best].good_links &&
+				       d->node[p].ratio > d->node[best].ratio))))
+					best = p;
+			}
+			if (best < 0)
+				break;
+			if (pairlist_add(pl, x, best) < 0) {
+				rc = -1;
+				goto out;
+			}
+			load[best]++;
+			load[x]++;
+			nd->partner[nd->npartners++] = best;
+		}
+	}
+out:
+	free(order);
+	free(load);
+	return rc;
+}
+
+/* Measures pl through measure, or takes the pass-1 values when measure is NULL. */
+static int measure_pairs(struct np_diag *d, int stage, const struct pairlist *pl,
+			 np_measure_fn measure, void *ctx, struct np_meas *out)
+{
+	if (!pl->n)
+		return 0;
+	if (measure)
+		return measure(ctx, stage, pl->p, pl->n, out);
+	for (int i = 0; i < pl->n; i++)
+		out[i] = np_diag_link(d, pl->p[2 * i], pl->p[2 * i + 1])->m;
+	return 0;
+}
+
+int np_diagnose(struct np_diag *d, np_measure_fn measure, void *ctx)
+{
+	struct pairlist pl = { 0 }, ll = { 0 };
+	struct np_meas *out = NULL, *lout = NULL;
+	int n = d->n, rc = -1;
+
+	if (pass1(d))
+		return -1;
+	/* pass 2a: suspect nodes against known-good partners */
+	if (plan_partners(d, &pl))
+		goto out;
+	out = calloc((size_t)(pl.n ? pl.n : 1), sizeof(*out));
+	if (!out || measure_pairs(d, 1, &pl, measure, ctx, out))
+		goto out;
+	d->retests[0] = measure ? pl.n : 0;
+	for (int x = 0; x < n; x++) {
+		struct np_node *nd = &d->node[x];
+
+		if (!nd->suspect)
+			continue;
+		for (int k = 0; k < nd->npartners; k++) {
+			int i = pairlist_find(&pl, x, nd->partner[k]);
+
+			nd->pm[k] = orient(&out[i], pl.p[2 * i] != x);
+			nd->pr[k] = judge(d, &nd->pm[k]);
+			nd->fails += nd->pr[k].flags != 0;
+		}
+		if (!nd->npartners)
+			nd->verdict = NP_AMBIGUOUS;
+		else if (nd->fails == nd->npartners)
+			nd->verdict = NP_BAD;
+		else if (nd->fails)
+			nd->verdict = NP_SUSPECT;
+		else
+			nd->verdict = NP_OK;
+	}
+	/* pass 2b: suspect links between cleared nodes, retested themselves */
+	for (int a = 0; a < n; a++)
+		for (int b = a + 1; b < n; b++) {
+			struct np_link *l = np_diag_link(d, a, b);
+			enum np_verdict va = d->node[a].verdict, vb = d->node[b].verdict;
+
+			if (!l->r.flags)
+				continue;
+			if (va == NP_BAD || vb == NP_BAD) {
+				l->verdict = NP_EXPLAINED;
+				l->by = va == NP_BAD && vb == NP_BAD ? -1 : va == NP_BAD ? a : b;
+			} else if (va != NP_OK || vb != NP_OK) {
+				l->verdict = NP_AMBIGUOUS;
+			} else if (pairlist_add(&ll, a, b) < 0) {
+				goto out;
+			}
+		}
+	lout = calloc((size_t)(ll.n ? ll.n : 1), sizeof(*lout));
+	if (!lout || measure_pairs(d, 2, &ll, measure, ctx, lout))
+		goto out;
+	d->retests[1] = measure ? ll.n : 0;
+	for (int i = 0; i < ll.n; i++) {
+		struct np_link *l = np_diag_link(d, ll.p[2 * i], ll.p[2 * i + 1]);
+
+		l->retested = 1;
+		l->rm = lout[i];
+		l->rr = judge(d, &l->rm);
+		l->verdict = l->rr.flags ? NP_BAD : NP_TRANSIENT;
+	}
+	for (int x = 0; x < n; x++) {
+		d->bad_nodes += d->node[x].verdict == NP_BAD;
+		d->suspect_nodes += d->node[x].verdict == NP_SUSPECT;
+		d->ambiguous_nodes += d->node[x].verdict == NP_AMBIGUOUS;
+	}
+	for (int i = 0; i < n * (n - 1) / 2; i++) {
+		d->bad_links += d->link[i].verdict == NP_BAD;
+		d->explained_links += d->link[i].verdict == NP_EXPLAINED;
+		d->ambiguous_links += d->link[i].verdict == NP_AMBIGUOUS;
+		d->transient_links += d->link[i].verdict == NP_TRANSIENT;
+	}
+	if (d->ambiguous_nodes)
+		d->note = n == 2 ?
+			"2 nodes: a slow pair cannot be split into a node or a link fault "
+			"without a third, known-good node" :
+			"some suspect nodes have no known-good partner (no node with a good "
+			"link) to tell a node fault from a link fault";
+	else if (n == 2 && !d->ref_expected)
+		d->note = "2 nodes: the only link is its own reference, so nothing can be "
+			  "flagged; give --pair-expect-gbps to judge it";
+	rc = 0;
+out:
+	free(pl.p);
+	free(ll.p);
+	free(out);
+	free(lout);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ parameters */
+
+static size_t p_bw_size = (size_t)4 << 20;
+static size_t p_lat_size = 8;
+static int p_window = 16;
+static int p_warmup = 1;
+static int p_iters = 1000;
+static double p_time = 0.15;
+static double p_tol = 0.85;
+static double p_bidir_tol = -1.0;  /* not given: see choose_mode */
+static double p_lat_tol = 3.0;
+static double p_expect_gbps;
+static int p_partners = 2;
+static int p_retest = 1;
+static int p_concurrency;
+static const char *p_poll = "auto";
+
+static const struct cc_param netpair_params[] = {
+	{ "pair-bw-size", CC_PARAM_SIZE, &p_bw_size, "netpair: bandwidth message size [4M]" },
+	{ "pair-lat-size", CC_PARAM_SIZE, &p_lat_size, "netpair: latency message size [8]" },
+	{ "pair-window", CC_PARAM_INT, &p_window,
+	  "netpair: most messages in flight in a bandwidth window [16]" },
+	{ "pair-warmup", CC_PARAM_INT, &p_warmup,
+	  "netpair: untimed messages before a bandwidth step [1]" },
+	{ "pair-iters", CC_PARAM_INT, &p_iters, "netpair: timed latency ping-pongs per pair [1000]" },
+	{ "pair-time", CC_PARAM_DOUBLE, &p_time, "netpair: seconds per bandwidth step [0.15]" },
+	{ "pair-tol", CC_PARAM_DOUBLE, &p_tol,
+	  "netpair: suspect below this fraction of the reference [0.85]" },
+	{ "pair-bidir-tol", CC_PARAM_DOUBLE, &p_bidir_tol,
+	  "netpair: same, both ways at once; 0 = off [auto: pair-tol; 0 on shared kernel]" },
+	{ "pair-lat-tol", CC_PARAM_DOUBLE, &p_lat_tol,
+	  "netpair: suspect above this multiple of the reference latency; 0 = off [3]" },
+	{ "pair-expect-gbps", CC_PARAM_DOUBLE, &p_expect_gbps,
+	  "netpair: expected one-way Gb/s as the reference; 0 = measured [0]" },
+	{ "pair-partners", CC_PARAM_INT, &p_partners,
+	  "netpair: known-good partners to retest a suspect node with [2]" },
+	{ "pair-retest", CC_PARAM_INT, &p_retest, "netpair: 1 = retest suspects, 0 = judge pass 1 only [1]" },
+	{ "pair-concurrency", CC_PARAM_INT, &p_concurrency,
+	  "netpair: most pairs at once; 1 = serial, 0 = auto (see docs/netpair.md) [0]" },
+	{ "pair-poll", CC_PARAM_STRING, &p_poll,
+	  "netpair: wait by busy polling, lazy (naps) or auto [auto]" },
+	{ NULL, 0, NULL, NULL },
+};
+
+/* ------------------------------------------------------------------ measurement */
+
+#define TAG_DATA 1
+#define TAG_ACK 2
+#define TAG_CTRL 3
+#define TAG_LAT 4
+#define MIN_WINDOWS 1         /* timed windows per bandwidth step, at least */
+#define MAX_WINDOWS 100000
+#define FLAG_GO 0
+#define FLAG_STOP 1
+
+/* What a leader reports for one round (gathered to rank 0 as doubles). */
+enum {
+	R_PARTNER,               /* -1: idle this round */
+	R_BW, R_WINDOW, R_WINDOWS, R_TIME,   /* me -> partner, as the sender */
+	R_BIDIR, R_BI_WINDOW, R_BI_WINDOWS, R_BI_TIME,  /* side a only */
+	R_LAT_N, R_LAT_MIN, R_LAT_MED, R_LAT_MEAN, R_LAT_MAX, R_LAT_P99, R_LAT_CV,  /* side a, us */
+	R_WRONG,                 /* bytes that differed in data this rank received */
+	R_NV
+};
+
+struct np_ctx {
+	struct cc_run *run;
+	struct mpictx *mpi;
+	int leader;
+	MPI_Comm comm;           /* dup of the leaders communicator; rank = node index */
+	int nnodes;
+	unsigned char *sbuf;     /* p_bw_size */
+	unsigned char *rbuf;     /* p_window slots of p_bw_size */
+	double *lat;             /* p_iters samples */
+	double *all;             /* rank 0: nnodes * R_NV */
+	int pass_rounds[3];      /* rounds run per stage (0 = all-pairs) */
+	int failed;              /* rank 0: wrong data seen */
+	int lazy;                /* nap while waiting (oversubscribed cores); see xwait */
+	int cap;                 /* most pairs at once; 0: whole rounds */
+	struct np_diag *diag;    /* rank 0 */
+};
+
+/* Waits for req while sleeping, so that idle ranks leave the cores to the measuring ones. */
+static int lazy_wait(MPI_Request *req)
+{
+	const struct timespec nap = { 0, 100000 };
+	int done = 0;
+
+	for (;;) {
+		if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			return -1;
+		if (done)
+			return 0;
+		nanosleep(&nap, NULL);
+	}
+}
+
+static int lazy_barrier(MPI_Comm comm)
+{
+	MPI_Request req;
+
+	if (MPI_Ibarrier(comm, &req) != MPI_SUCCESS)
+		return -1;
+	return lazy_wait(&req);
+}
+
+static int lazy_bcast(void *buf, int count, MPI_Datatype type, MPI_Comm comm)
+{
+	MPI_Request req;
+
+	if (MPI_Ibcast(buf, count, type, 0, comm, &req) != MPI_SUCCESS)
+		return -1;
+	return lazy_wait(&req);
+}
+
+/* The data a node sends in a step: a word pattern keyed by sender and step. */
+static uint64_t pattern_seed(int node, int step)
+{
+	return ((uint64_t)node + 1) * 0x9e3779b97f4a7c15ull ^ ((uint64_t)step << 56);
+}
+
+static void pattern_fill(unsigned char *buf, size_t len, uint64_t seed)
+{
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t w = seed ^ (i * 0xff51afd7ed558ccdull);
+
+		memcpy(buf + i, &w, len - i < 8 ? len - i : 8);
+	}
+}
+
+/* Bytes of buf that differ from the pattern. */
+static size_t pattern_check(const unsigned char *buf, size_t len, uint64_t seed)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t w = seed ^ (i * 0xff51afd7ed558ccdull);
+		size_t k = len - i < 8 ? len - i : 8;
+
+		if (memcmp(buf + i, &w, k))
+			for (size_t j = 0; j < k; j++)
+				bad += buf[i + j] != ((unsigned char *)&w)[j];
+	}
+	return bad;
+}
+
+/* Messages per window: enough that a window is ~1/4 of the step budget. */
+static int window_for(double t_msg)
+{
+	double w;
+
+	if (t_msg <= 0)
+		return p_window;
+	w = p_time / 4.0 / t_msg;
+	if (w < 1)
+		return 1;
+	return w > p_window ? p_window : (int)w;
+}
+
+/*
+ * Completion of point-to-point requests. Busy polling (MPI_Waitall) is what
+ * a measurement on a real cluster wants: one core per rank, and no wake-up
+ * delay. When the measuring ranks of several nodes share one kernel with
+ * fewer cores than ranks (an emulated cluster), spinning ranks starve each
+ * other and the kernel's network stack, and the numbers measure the CPU;
+ * there a rank spins briefly, then naps between tests (c->lazy).
+ */
+#define SPIN_S 20e-6
+static void xwait(struct np_ctx *c, int n, MPI_Request *req)
+{
+	const struct timespec nap = { 0, 50000 };
+	double t0;
+	int done = 0;
+
+	if (!c->lazy) {
+		MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+		return;
+	}
+	t0 = timer_now();
+	for (;;) {
+		MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE);
+		if (done)
+			return;
+		if (timer_now() - t0 > SPIN_S)
+			nanosleep(&nap, NULL);
+	}
+}
+
+static void xsend(struct np_ctx *c, const void *buf, int len, MPI_Datatype t, int peer, int tag)
+{
+	MPI_Request req;
+
+	if (!c->lazy) {
+		MPI_Send(buf, len, t, peer, tag, c->comm);
+		return;
+	}
+	MPI_Isend(buf, len, t, peer, tag, c->comm, &req);
+	xwait(c, 1, &req);
+}
+
+static void xrecv(struct np_ctx *c, void *buf, int len, MPI_Datatype t, int peer, int tag)
+{
+	MPI_Request req;
+
+	if (!c->lazy) {
+		MPI_Recv(buf, len, t, peer, tag, c->comm, MPI_STATUS_IGNORE);
+		return;
+	}
+	MPI_Irecv(buf, len, t, peer, tag, c->comm, &req);
+	xwait(c, 1, &req);
+}
+
+/* Exchanges one int with peer: sends *mine, returns theirs. */
+static int xswap(struct np_ctx *c, int mine, int peer)
+{
+	MPI_Request req[2];
+	int theirs = 0;
+
+	MPI_Irecv(&theirs, 1, MPI_INT, peer, TAG_ACK, c->comm, &req[0]);
+	MPI_Isend(&mine, 1, MPI_INT, peer, TAG_ACK, c->comm, &req[1]);
+	xwait(c, 2, req);
+	return theirs;
+}
+
+/*
+ * Latency by ping-pong: a sends, b returns; one-way = round trip / 2, always
+ * with busy polling (a nap would be measured). Side a fills the R_LAT_*
+ * fields in microseconds.
+ */
+static void step_latency(struct np_ctx *c, int peer, int is_a, double *res)
+{
+	int warm = p_iters / 10 < 2 ? 2 : p_iters / 10;
+	int len = (int)p_lat_size;
+	struct stats st;
+
+	for (int i = 0; i < warm + p_iters; i++) {
+		if (is_a) {
+			double t0 = timer_now();
+
+			MPI_Send(c->sbuf, len, MPI_BYTE, peer, TAG_LAT, c->comm);
+			MPI_Recv(c->rbuf, len, MPI_BYTE, peer, TAG_LAT, c->comm, MPI_STATUS_IGNORE);
+			if (i >= warm)
+				c->lat[i - warm] = (timer_now() - t0) / 2.0 * 1e6;
+		} else {
+			MPI_Recv(c->rbuf, len, MPI_BYTE, peer, TAG_LAT, c->comm, MPI_STATUS_IGNORE);
+			MPI_Send(c->sbuf, len, MPI_BYTE, peer, TAG_LAT, c->comm);
+		}
+	}
+	if (!is_a || stats_compute(c->lat, (size_t)p_iters, &st))
+		return;
+	res[R_LAT_N] = (double)st.n;
+	res[R_LAT_MIN] = st.min;
+	res[R_LAT_MED] = st.median;
+	res[R_LAT_MEAN] = st.mean;
+	res[R_LAT_MAX] = st.max;
+	res[R_LAT_P99] = st.p99;
+	res[R_LAT_CV] = st.cv;
+}
+
+/* Zeroes the receive slots the data check reads, so a stale slot cannot pass. */
+static void clear_slots(struct np_ctx *c, int w)
+{
+	memset(c->rbuf, 0, p_bw_size);
+	memset(c->rbuf + (size_t)(w - 1) * p_bw_size, 0, p_bw_size);
+}
+
+static void check_slots(struct np_ctx *c, int w, int peer, int step, double *res)
+{
+	uint64_t seed = pattern_seed(peer, step);
+
+	res[R_WRONG] += (double)pattern_check(c->rbuf, p_bw_size, seed);
+	if (w > 1)
+		res[R_WRONG] += (double)pattern_check(c->rbuf + (size_t)(w - 1) * p_bw_size,
+						      p_bw_size, seed);
+}
+
+/* The receiver's (or side a's) decision after window k started at t0. */
+static int stop_after(int k, double t0)
+{
+	return k >= MAX_WINDOWS || (k >= MIN_WINDOWS && timer_now() - t0 >= p_time) ?
+		FLAG_STOP : FLAG_GO;
+}
+
+/*
+ * One direction, osu_bw style: the sender posts a window of W nonblocking
+ * sends, the receiver the matching receives into W separate slots, then
+ * returns a 4-byte flag. The receiver decides when to stop (budget spent),
+ * so both sides agree on the count without another message. W is sized from
+ * the warm-up messages so that slow links still stop near the budget.
+ */
+static void step_uni(struct np_ctx *c, int peer, int sending, int me, int step, double *res)
+{
+	int len = (int)p_bw_size, flag = FLAG_GO, w = p_window, k = 0;
+	MPI_Request req[p_window];
+	double t0, t1 = 0;
+
+	if (sending) {
+		pattern_fill(c->sbuf, p_bw_size, pattern_seed(me, step));
+		for (int i = 0; i < p_warmup; i++) {
+			t0 = timer_now();
+			xsend(c, c->sbuf, len, MPI_BYTE, peer, TAG_DATA);
+			xrecv(c, &flag, 1, MPI_INT, peer, TAG_ACK);
+			t1 = timer_now() - t0;
+		}
+		w = p_warmup ? window_for(t1) : p_window;
+		xsend(c, &w, 1, MPI_INT, peer, TAG_CTRL);
+		t0 = timer_now();
+		do {
+			for (int j = 0; j < w; j++)
+				MPI_Isend(c->sbuf, len, MPI_BYTE, peer, TAG_DATA, c->comm, &req[j]);
+			xwait(c, w, req);
+			xrecv(c, &flag, 1, MPI_INT, peer, TAG_ACK);
+			k++;
+		} while (flag == FLAG_GO);
+		t1 = timer_now() - t0;
+		res[R_BW] = (double)p_bw_size * w * k / t1 / 1e9;
+		res[R_WINDOW] = w;
+		res[R_WINDOWS] = k;
+		res[R_TIME] = t1;
+		return;
+	}
+	for (int i = 0; i < p_warmup; i++) {
+		xrecv(c, c->rbuf, len, MPI_BYTE, peer, TAG_DATA);
+		xsend(c, &flag, 1, MPI_INT, peer, TAG_ACK);
+	}
+	xrecv(c, &w, 1, MPI_INT, peer, TAG_CTRL);
+	if (w < 1 || w > p_window)
+		w = p_window;   /* cannot happen: both sides run the same options */
+	clear_slots(c, w);
+	t0 = timer_now();
+	do {
+		for (int j = 0; j < w; j++)
+			MPI_Irecv(c->rbuf + (size_t)j * p_bw_size, len, MPI_BYTE, peer, TAG_DATA,
+				  c->comm, &req[j]);
+		xwait(c, w, req);
+		flag = stop_after(++k, t0);
+		xsend(c, &flag, 1, MPI_INT, peer, TAG_ACK);
+	} while (flag == FLAG_GO);
+	check_slots(c, w, peer, step, res);
+}
+
+/* Both directions at once, osu_bibw style; side a decides and times. */
+static void step_bidir(struct np_ctx *c, int peer, int is_a, int me, int step, double *res)
+{
+	int len = (int)p_bw_size, w = p_window, k = 0, flag = FLAG_GO;
+	MPI_Request req[2 * p_window];
+	double t0, t1 = 0;
+
+	pattern_fill(c->sbuf, p_bw_size, pattern_seed(me, step));
+	for (int i = 0; i < p_warmup; i++) {
+		t0 = timer_now();
+		MPI_Irecv(c->rbuf, len, MPI_BYTE, peer, TAG_DATA, c->comm, &req[0]);
+		MPI_Isend(c->sbuf, len, MPI_BYTE, peer, TAG_DATA, c->comm, &req[1]);
+		xwait(c, 2, req);
+		xswap(c, FLAG_GO, peer);
+		t1 = timer_now() - t0;
+	}
+	if (is_a) {
+		w = p_warmup ? window_for(t1) : p_window;
+		xsend(c, &w, 1, MPI_INT, peer, TAG_CTRL);
+	} else {
+		xrecv(c, &w, 1, MPI_INT, peer, TAG_CTRL);
+		if (w < 1 || w > p_window)
+			w = p_window;
+	}
+	clear_slots(c, w);
+	t0 = timer_now();
+	do {
+		int other;
+
+		for (int j = 0; j < w; j++) {
+			MPI_Irecv(c->rbuf + (size_t)j * p_bw_size, len, MPI_BYTE, peer, TAG_DATA,
+				  c->comm, &req[j]);
+			MPI_Isend(c->sbuf, len, MPI_BYTE, peer, TAG_DATA, c->comm, &req[w + j]);
+		}
+		xwait(c, 2 * w, req);
+		k++;
+		if (is_a)
+			flag = stop_after(k, t0);
+		other = xswap(c, flag, peer);
+		if (!is_a)
+			flag = other;
+	} while (flag == FLAG_GO);
+	t1 = timer_now() - t0;
+	check_slots(c, w, peer, step, res);
+	if (!is_a)
+		return;
+	res[R_BIDIR] = 2.0 * (double)p_bw_size * w * k / t1 / 1e9;
+	res[R_BI_WINDOW] = w;
+	res[R_BI_WINDOWS] = k;
+	res[R_BI_TIME] = t1;
+}
+
+/*
+ * One round on a leader: the four steps with a barrier of all leaders before
+ * each, so that every pair of the round runs the same step at the same time
+ * (latency is not measured beside another pair's bulk transfer). An idle
+ * leader (bye) only takes part in the barriers. In lazy mode the pairs take
+ * turns for the latency step (slot = the pair's index in the round), since
+ * ping-pongs that share cores measure the scheduler.
+ */
+static int leader_round(struct np_ctx *c, int peer, int is_a, int slot, int nslots, double *res)
+{
+	int me = c->mpi->node;
+
+	for (int i = 0; i < R_NV; i++)
+		res[i] = 0.0;
+	res[R_PARTNER] = peer;
+	if (peer >= 0)
+		watchdog_fault_point(c->mpi->rank, p_bw_size);
+	for (int s = 0; s < (c->lazy ? nslots : 1); s++) {
+		if (lazy_barrier(c->comm))
+			return -1;
+		if (peer >= 0 && (!c->lazy || s == slot))
+			step_latency(c, peer, is_a, res);
+	}
+	for (int step = 1; step < 4; step++) {
+		if (lazy_barrier(c->comm))
+			return -1;
+		if (peer < 0)
+			continue;
+		if (step == 1)
+			step_uni(c, peer, is_a, me, step, res);
+		else if (step == 2)
+			step_uni(c, peer, !is_a, me, step, res);
+		else
+			step_bidir(c, peer, is_a, me, step, res);
+	}
+	return 0;
+}
+
+static const char *stage_name(int stage)
+{
+	return stage == 0 ? "all-pairs" : stage == 1 ? "node-retest" : "link-retest";
+}
+
+static json_t *meas_record(struct np_ctx *c, const char *test, int stage, int round, int src,
+			   int dst, size_t bytes)
+{
+	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:i, s:s, s:s, s:i, s:i, s:I}",
+			 "kind", "probe", "name", "netpair", "test", test,
+			 "pass", stage ? 2 : 1, "stage", stage_name(stage), "round", round,
+			 "src", c->mpi->hosts[src], "dst", c->mpi->hosts[dst],
+			 "src_node", src, "dst_node", dst, "bytes", (json_int_t)bytes);
+}
+
+static void add_bw(json_t *rec, double GBps, double window, double windows, double time_s)
+{
+	json_object_set_new(rec, "bw_GBps", json_real(GBps));
+	json_object_set_new(rec, "bw_Gbps", json_real(GBps * 8.0));
+	json_object_set_new(rec, "window", json_integer((json_int_t)window));
+	json_object_set_new(rec, "windows", json_integer((json_int_t)windows));
+	json_object_set_new(rec, "time_s", json_real(time_s));
+}
+
+/* Rank 0: the records of pair a-b from the gathered rows; fills m. */
+static void write_pair(struct np_ctx *c, int stage, int round, int a, int b, struct np_meas *m)
+{
+	const double *A = c->all + (size_t)a * R_NV, *B = c->all + (size_t)b * R_NV;
+	struct stats st = { 0 };
+	json_t *rec;
+	double wrong = A[R_WRONG] + B[R_WRONG];
+
+	st.n = (size_t)A[R_LAT_N];
+	st.min = A[R_LAT_MIN];
+	st.median = A[R_LAT_MED];
+	st.mean = A[R_LAT_MEAN];
+	st.max = A[R_LAT_MAX];
+	st.p99 = A[R_LAT_P99];
+	st.cv = A[R_LAT_CV];
+	rec = meas_record(c, "latency", stage, round, a, b, p_lat_size);
+	json_object_set_new(rec, "lat_us", run_stats_json(&st, 1.0));
+	run_record(c->run, "measurement", rec);
+
+	rec = meas_record(c, "bw_uni", stage, round, a, b, p_bw_size);
+	add_bw(rec, A[R_BW], A[R_WINDOW], A[R_WINDOWS], A[R_TIME]);
+	run_record(c->run, "measurement", rec);
+	rec = meas_record(c, "bw_uni", stage, round, b, a, p_bw_size);
+	add_bw(rec, B[R_BW], B[R_WINDOW], B[R_WINDOWS], B[R_TIME]);
+	run_record(c->run, "measurement", rec);
+	rec = meas_record(c, "bw_bidir", stage, round, a, b, p_bw_size);
+	add_bw(rec, A[R_BIDIR], A[R_BI_WINDOW], A[R_BI_WINDOWS], A[R_BI_TIME]);
+	run_record(c->run, "measurement", rec);
+
+	m->bw_ab = A[R_BW];
+	m->bw_ba = B[R_BW];
+	m->bidir = A[R_BIDIR];
+	m->lat_us = A[R_LAT_MED];
+	if (wrong > 0) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "wrong data between '%s' and '%s': %.0f bytes differ",
+			 c->mpi->hosts[a], c->mpi->hosts[b], wrong);
+		run_error(c->run, "probe", "netpair", msg);
+		c->failed = 1;
+	}
+}
+
+/*
+ * Runs a plan on every rank: pairs[2i] -> pairs[2i+1] in round round_of[i].
+ * Rank 0 writes the records and fills out[npairs]. Returns 0 or -1.
+ */
+static int run_plan(struct np_ctx *c, int stage, const int *pairs, int npairs,
+		    const int *round_of, int nrounds, struct np_meas *out)
+{
+	struct mpictx *mpi = c->mpi;
+	double res[R_NV];
+	int base = c->pass_rounds[stage];
+
+	for (int r = 0; r < nrounds; r++) {
+		int peer = -1, is_a = 0, slot = -1, nslots = 0;
+		char what[96];
+		json_t *detail = NULL;
+
+		for (int i = 0; i < npairs; i++) {
+			if (round_of[i] != r)
+				continue;
+			if (pairs[2 * i] == mpi->node || pairs[2 * i + 1] == mpi->node) {
+				is_a = pairs[2 * i] == mpi->node;
+				peer = is_a ? pairs[2 * i + 1] : pairs[2 * i];
+				slot = nslots;
+			}
+			nslots++;
+		}
+		snprintf(what, sizeof(what), "netpair %s round %d", stage_name(stage), base + r);
+		if (mpi->rank == 0) {
+			json_t *pl = json_array();
+
+			for (int i = 0; i < npairs; i++)
+				if (round_of[i] == r)
+					json_array_append_new(pl, json_pack("[s, s]",
+						mpi->hosts[pairs[2 * i]], mpi->hosts[pairs[2 * i + 1]]));
+			detail = json_pack("{s:s, s:s, s:s, s:i, s:o}", "kind", "probe",
+					   "probe", "netpair", "stage", stage_name(stage),
+					   "round", base + r, "pairs", pl);
+		}
+		watchdog_arm(what, detail);
+		if (c->leader) {
+			MPI_Request req;
+
+			if (leader_round(c, peer, is_a, slot, nslots, res) ||
+			    MPI_Igather(res, R_NV, MPI_DOUBLE, c->all, R_NV, MPI_DOUBLE, 0, c->comm,
+					&req) != MPI_SUCCESS || lazy_wait(&req)) {
+				log_error("netpair round %d failed", base + r);
+				watchdog_disarm();
+				return -1;
+			}
+		}
+		watchdog_disarm();
+		if (mpi->rank != 0)
+			continue;
+		for (int i = 0; i < npairs; i++)
+			if (round_of[i] == r)
+				write_pair(c, stage, base + r, pairs[2 * i], pairs[2 * i + 1], &out[i]);
+	}
+	c->pass_rounds[stage] += nrounds;
+	return 0;
+}
+
+/*
+ * Rank 0's side of a retest: tells every rank the pairs, then runs them.
+ * Every rank packs the pairs into rounds the same way.
+ */
+static int run_broadcast_plan(struct np_ctx *c, int stage, int *pairs, int npairs,
+			      struct np_meas *out)
+{
+	int hdr[2] = { npairs, stage }, rc = -1, nrounds;
+	int *round_of = NULL;
+
+	if (lazy_bcast(hdr, 2, MPI_INT, c->mpi->world))
+		return -1;
+	if (hdr[0] < 0)
+		return 1;   /* done */
+	if (c->mpi->rank != 0) {
+		pairs = malloc((size_t)hdr[0] * 2 * sizeof(int) + 1);
+		if (!pairs) {
+			log_error("out of memory for %d retest pairs", hdr[0]);
+			MPI_Abort(MPI_COMM_WORLD, CC_EXIT_RUNTIME);
+		}
+	}
+	round_of = malloc((size_t)hdr[0] * sizeof(int) + 1);
+	if (!round_of || lazy_bcast(pairs, 2 * hdr[0], MPI_INT, c->mpi->world))
+		goto out;
+	nrounds = schedule_pack(c->nnodes, pairs, hdr[0], round_of);
+	if (nrounds >= 0)
+		nrounds = schedule_cap(round_of, hdr[0], nrounds, c->cap);
+	if (nrounds < 0)
+		goto out;
+	rc = run_plan(c, hdr[1], pairs, hdr[0], round_of, nrounds, out);
+out:
+	if (c->mpi->rank != 0)
+		free(pairs);
+	free(round_of);
+	return rc;
+}
+
+static int retest_cb(void *ctx, int stage, const int *pairs, int npairs, struct np_meas *out)
+{
+	struct np_ctx *c = ctx;
+	int *copy = malloc((size_t)npairs * 2 * sizeof(int));
+	int rc;
+
+	if (!copy)
+		return -1;
+	memcpy(copy, pairs, (size_t)npairs * 2 * sizeof(int));
+	rc = run_broadcast_plan(c, stage, copy, npairs, out);
+	free(copy);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ output */
+
+static json_t *flags_json(unsigned f)
+{
+	json_t *a = json_array();
+
+	if (f & NP_F_UNI)
+		json_array_append_new(a, json_string("bw_uni"));
+	if (f & NP_F_BIDIR)
+		json_array_append_new(a, json_string("bw_bidir"));
+	if (f & NP_F_LAT)
+		json_array_append_new(a, json_string("latency"));
+	return a;
+}
+
+static json_t *ratios_json(const struct np_ratios *r)
+{
+	return json_pack("{s:f, s:f, s:f, s:o}", "bw", r->uni, "bidir", r->bidir, "lat", r->lat,
+			 "out_of_tolerance", flags_json(r->flags));
+}
+
+static json_t *diag_record(const char *subject, const char *verdict)
+{
+	return json_pack("{s:s, s:s, s:s, s:s}", "kind", "probe", "name", "netpair",
+			 "subject", subject, "verdict", verdict);
+}
+
+static void write_diagnosis(struct np_ctx *c)
+{
+	const struct np_diag *d = c->diag;
+	char **hosts = c->mpi->hosts;
+	json_t *bad_nodes = json_array(), *bad_links = json_array(), *suspect = json_array();
+	json_t *amb_nodes = json_array(), *amb_links = json_array(), *rec;
+	const char *verdict;
+
+	for (int x = 0; x < d->n; x++) {
+		const struct np_node *nd = &d->node[x];
+		json_t *rt = json_array(), *ev;
+		char text[512];
+
+		for (int k = 0; k < nd->npartners; k++)
+			json_array_append_new(rt, json_pack("{s:s, s:i, s:o, s:b}",
+				"partner", hosts[nd->partner[k]], "partner_node", nd->partner[k],
+				"ratio", ratios_json(&nd->pr[k]), "pass", !nd->pr[k].flags));
+		if (!nd->suspect)
+			snprintf(text, sizeof(text), "all %d links within tolerance", nd->links);
+		else if (!nd->npartners)
+			snprintf(text, sizeof(text), "%d of %d links out of tolerance; no known-good "
+				 "partner to retest against", nd->links - nd->good_links, nd->links);
+		else
+			snprintf(text, sizeof(text), "%d of %d links out of tolerance; %d of %d "
+				 "retests against known-good partners failed",
+				 nd->links - nd->good_links, nd->links, nd->fails, nd->npartners);
+		ev = json_pack("{s:s, s:i, s:i, s:b, s:o}", "summary", text, "links", nd->links,
+			       "links_out_of_tolerance", nd->links - nd->good_links,
+			       "known_good", nd->known_good, "retests", rt);
+		rec = diag_record("node", np_verdict_name(nd->verdict));
+		json_object_set_new(rec, "host", json_string(hosts[x]));
+		json_object_set_new(rec, "node", json_integer(x));
+		json_object_set_new(rec, "ratio_bw", json_real(nd->ratio));
+		json_object_set_new(rec, "ratio_lat", json_real(nd->lat_ratio));
+		json_object_set_new(rec, "evidence", ev);
+		run_record(c->run, "diagnosis", rec);
+		if (nd->verdict == NP_BAD)
+			json_array_append_new(bad_nodes, json_string(hosts[x]));
+		else if (nd->verdict == NP_SUSPECT)
+			json_array_append_new(suspect, json_string(hosts[x]));
+		else if (nd->verdict == NP_AMBIGUOUS)
+			json_array_append_new(amb_nodes, json_string(hosts[x]));
+	}
+	for (int a = 0; a < d->n; a++)
+		for (int b = a + 1; b < d->n; b++) {
+			const struct np_link *l = np_diag_link(d, a, b);
+
+			rec = diag_record("link", np_verdict_name(l->verdict));
+			json_object_set_new(rec, "a", json_string(hosts[a]));
+			json_object_set_new(rec, "b", json_string(hosts[b]));
+			json_object_set_new(rec, "a_node", json_integer(a));
+			json_object_set_new(rec, "b_node", json_integer(b));
+			json_object_set_new(rec, "ratio", ratios_json(&l->r));
+			json_object_set_new(rec, "bw_ab_GBps", json_real(l->m.bw_ab));
+			json_object_set_new(rec, "bw_ba_GBps", json_real(l->m.bw_ba));
+			json_object_set_new(rec, "bidir_GBps", json_real(l->m.bidir));
+			json_object_set_new(rec, "lat_us", json_real(l->m.lat_us));
+			json_object_set_new(rec, "retest", l->retested ? ratios_json(&l->rr) :
+					    json_null());
+			if (l->verdict == NP_EXPLAINED)
+				json_object_set_new(rec, "by", l->by >= 0 ?
+					json_pack("[s]", hosts[l->by]) :
+					json_pack("[s, s]", hosts[a], hosts[b]));
+			run_record(c->run, "diagnosis", rec);
+			if (l->verdict == NP_BAD)
+				json_array_append_new(bad_links, json_pack("[s, s]", hosts[a], hosts[b]));
+			else if (l->verdict == NP_AMBIGUOUS)
+				json_array_append_new(amb_links, json_pack("[s, s]", hosts[a], hosts[b]));
+		}
+	verdict = d->bad_nodes || d->bad_links ? "fail" :
+		  d->suspect_nodes || d->ambiguous_nodes || d->ambiguous_links ? "inconclusive" :
+		  "pass";
+	rec = diag_record("summary", verdict);
+	json_object_set_new(rec, "nodes", json_integer(d->n));
+	json_object_set_new(rec, "bad_nodes", bad_nodes);
+	json_object_set_new(rec, "bad_links", bad_links);
+	json_object_set_new(rec, "suspect_nodes", suspect);
+	json_object_set_new(rec, "ambiguous_nodes", amb_nodes);
+	json_object_set_new(rec, "ambiguous_links", amb_links);
+	json_object_set_new(rec, "suspect_links_pass1", json_integer(d->suspect_links));
+	json_object_set_new(rec, "transient_links", json_integer(d->transient_links));
+	json_object_set_new(rec, "ref_bw_GBps", json_real(d->ref_uni));
+	json_object_set_new(rec, "ref_bw_Gbps", json_real(d->ref_uni * 8.0));
+	json_object_set_new(rec, "ref_bidir_GBps", json_real(d->ref_bidir));
+	json_object_set_new(rec, "ref_lat_us", json_real(d->ref_lat));
+	json_object_set_new(rec, "ref_method", json_string(d->ref_expected ? "expected" :
+							  "median healthy link"));
+	json_object_set_new(rec, "tol", json_real(d->opt.tol));
+	json_object_set_new(rec, "lat_tol", json_real(d->opt.lat_tol));
+	json_object_set_new(rec, "retest_pairs", json_pack("[i, i]", d->retests[0], d->retests[1]));
+	json_object_set_new(rec, "rounds", json_pack("[i, i, i]", c->pass_rounds[0],
+						     c->pass_rounds[1], c->pass_rounds[2]));
+	json_object_set_new(rec, "note", d->note ? json_string(d->note) : json_null());
+	run_record(c->run, "diagnosis", rec);
+}
+
+static void print_matrix(struct np_ctx *c)
+{
+	const struct np_diag *d = c->diag;
+	char **hosts = c->mpi->hosts;
+
+	int at_once = c->cap && c->cap < d->n / 2 ? c->cap : d->n / 2;
+
+	printf("netpair: %d nodes, %d rounds of up to %d pair%s at once, %zu B messages; "
+	       "one-way Gb/s (row -> column)\n", d->n, c->pass_rounds[0], at_once,
+	       at_once == 1 ? "" : "s", p_bw_size);
+	printf("%-10s", "");
+	for (int b = 0; b < d->n; b++)
+		printf(" %9.9s", hosts[b]);
+	printf("\n");
+	for (int a = 0; a < d->n; a++) {
+		printf("%-10.10s", hosts[a]);
+		for (int b = 0; b < d->n; b++) {
+			const struct np_link *l = np_diag_link(d, a, b);
+
+			if (!l)
+				printf(" %9s", "-");
+			else
+				printf(" %9.3f", 8.0 * (a < b ? l->m.bw_ab : l->m.bw_ba));
+		}
+		printf("\n");
+	}
+	fflush(stdout);
+}
+
+static void print_flagged(struct np_ctx *c)
+{
+	const struct np_diag *d = c->diag;
+	char **hosts = c->mpi->hosts;
+	int any = 0;
+
+	printf("netpair: reference %.3f Gb/s one-way, %.3f Gb/s both ways, %.1f us (%s)\n",
+	       d->ref_uni * 8.0, d->ref_bidir * 8.0, d->ref_lat,
+	       d->ref_expected ? "expected" : "median healthy link");
+	printf("netpair: suspect below %.2f of one-way", d->opt.tol);
+	if (d->opt.bidir_tol > 0)
+		printf(", below %.2f of both ways", d->opt.bidir_tol);
+	if (d->opt.lat_tol > 0)
+		printf(", above %.1fx latency", d->opt.lat_tol);
+	printf("%s\n", d->opt.bidir_tol > 0 ? "" : " (both ways recorded, not judged)");
+	for (int x = 0; x < d->n; x++) {
+		const struct np_node *nd = &d->node[x];
+
+		if (nd->verdict == NP_OK)
+			continue;
+		any = 1;
+		printf("netpair: node %s %s: %d of %d links out of tolerance (median ratio %.2f), "
+		       "%d of %d retests failed\n", hosts[x], np_verdict_name(nd->verdict),
+		       nd->links - nd->good_links, nd->links, nd->ratio, nd->fails, nd->npartners);
+	}
+	for (int a = 0; a < d->n; a++)
+		for (int b = a + 1; b < d->n; b++) {
+			const struct np_link *l = np_diag_link(d, a, b);
+
+			if (l->verdict == NP_OK)
+				continue;
+			any = 1;
+			printf("netpair: link %s-%s %s (bw ratio %.2f, bidir %.2f, latency x%.2f)%s%s\n",
+			       hosts[a], hosts[b], np_verdict_name(l->verdict), l->r.uni, l->r.bidir,
+			       l->r.lat, l->verdict == NP_EXPLAINED ? " by " : "",
+			       l->verdict == NP_EXPLAINED ? (l->by >= 0 ? hosts[l->by] : "both nodes") :
+			       "");
+		}
+	if (!any)
+		printf("netpair: nothing flagged\n");
+	if (d->note)
+		printf("netpair: note: %s\n", d->note);
+	fflush(stdout);
+}
+
+/* ------------------------------------------------------------------ the probe */
+
+static int check_params(char *err, size_t len)
+{
+	if (p_bw_size < 1 || p_bw_size > ((size_t)1 << 30) || p_lat_size > ((size_t)1 << 30))
+		snprintf(err, len, "--pair-bw-size must be 1 B to 1 GiB and --pair-lat-size at most 1 GiB");
+	else if (p_lat_size > p_bw_size)
+		snprintf(err, len, "--pair-lat-size must not exceed --pair-bw-size");
+	else if (p_window < 1 || p_window > 1024)
+		snprintf(err, len, "--pair-window must be 1 to 1024");
+	else if ((double)p_window * (double)p_bw_size > 4.0 * (1 << 30))
+		snprintf(err, len, "--pair-window x --pair-bw-size must stay within 4 GiB of receive slots");
+	else if (p_iters < 1)
+		snprintf(err, len, "--pair-iters must be at least 1");
+	else if (!(p_time > 0))
+		snprintf(err, len, "--pair-time must be above 0 seconds");
+	else if (!(p_tol > 0 && p_tol <= 1))
+		snprintf(err, len, "--pair-tol must be above 0 and at most 1");
+	else if (p_bidir_tol > 1)
+		snprintf(err, len, "--pair-bidir-tol must be 0 (off) to 1");
+	else if (p_lat_tol != 0 && p_lat_tol < 1)
+		snprintf(err, len, "--pair-lat-tol must be 0 (off) or at least 1");
+	else if (p_partners < 1 || p_partners > NP_MAX_PARTNERS)
+		snprintf(err, len, "--pair-partners must be 1 to %d", NP_MAX_PARTNERS);
+	else if (strcmp(p_poll, "auto") && strcmp(p_poll, "busy") && strcmp(p_poll, "lazy"))
+		snprintf(err, len, "--pair-poll must be auto, busy or lazy");
+	else if (p_retest > 1)
+		snprintf(err, len, "--pair-retest takes 0 or 1");
+	else
+		return 0;
+	return -1;
+}
+
+/*
+ * How to measure, decided on the leaders and sent to every rank: lazy
+ * (nap while waiting, see xwait) and cap (most pairs at once, 0 = whole
+ * rounds). Both matter only when several nodes share one kernel (the same
+ * boot_id), as the network namespaces of an emulated cluster do: there every
+ * packet of every pair is forwarded by the same CPUs, so pairs measured at
+ * once measure their share of the CPU instead of their link. auto then caps
+ * the pairs at once to one per two cores, and naps when more leaders than
+ * cores share the kernel. On real nodes nothing changes.
+ */
+static int choose_mode(struct np_ctx *c, int mode[3])
+{
+	char id[64] = "", *all;
+	FILE *f;
+	int same = 0, mine[3], red[3];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	f = fopen("/proc/sys/kernel/random/boot_id", "r");
+	if (f) {
+		if (!fgets(id, sizeof(id), f))
+			id[0] = '\0';
+		fclose(f);
+	}
+	id[strcspn(id, "\n")] = '\0';
+	all = calloc((size_t)c->nnodes, sizeof(id));
+	if (!all)
+		return -1;
+	MPI_Allgather(id, sizeof(id), MPI_CHAR, all, sizeof(id), MPI_CHAR, c->comm);
+	for (int i = 0; i < c->nnodes; i++)
+		same += id[0] && !strcmp(all + (size_t)i * sizeof(id), id);
+	free(all);
+	if (ncpu < 1)
+		ncpu = 1;
+	mine[0] = same > ncpu;                                  /* max over leaders */
+	mine[1] = same > 1 ? -(int)(ncpu / 2 > 1 ? ncpu / 2 : 1) : -(1 << 30);  /* min cap, negated */
+	mine[2] = same > 1;
+	MPI_Allreduce(mine, red, 3, MPI_INT, MPI_MAX, c->comm);
+	mode[0] = !strcmp(p_poll, "auto") ? red[0] : !strcmp(p_poll, "lazy");
+	mode[1] = p_concurrency ? p_concurrency : red[1] == -(1 << 30) ? 0 : -red[1];
+	mode[2] = red[2];
+	return 0;
+}
+
+/* Pass 1 on every rank: the tournament, rounds split to c->cap pairs at once. */
+static int run_all_pairs(struct np_ctx *c, struct np_meas *out, int **pairs_out)
+{
+	int n = c->nnodes, np = n * (n - 1) / 2, k = 0, nrounds = schedule_rounds(n), rc;
+	int *pairs = malloc((size_t)np * 2 * sizeof(int)), *round_of = malloc((size_t)np * sizeof(int));
+
+	if (!pairs || !round_of) {
+		free(pairs);
+		free(round_of);
+		return -1;
+	}
+	for (int r = 0; r < nrounds; r++)
+		for (int x = 0; x < n; x++) {
+			int y = schedule_pair(n, r, x);
+
+			if (y <= x)
+				continue;
+			/* alternate who goes first so no node always leads */
+			pairs[2 * k] = (r + x) % 2 ? y : x;
+			pairs[2 * k + 1] = (r + x) % 2 ? x : y;
+			round_of[k] = r;
+			k++;
+		}
+	nrounds = schedule_cap(round_of, np, nrounds, c->cap);
+	rc = nrounds < 0 ? -1 : run_plan(c, 0, pairs, np, round_of, nrounds, out);
+	free(round_of);
+	*pairs_out = pairs;
+	return rc;
+}
+
+static int netpair_run(struct cc_run *run)
+{
+	struct mpictx *mpi = run->mpi;
+	struct np_ctx c = { .run = run, .mpi = mpi, .comm = MPI_COMM_NULL, .nnodes = mpi->nnodes };
+	struct np_opts opt = { .tol = p_tol, .bidir_tol = p_tol, .lat_tol = p_lat_tol,
+			       .expect_GBps = p_expect_gbps / 8.0, .partners = p_partners };
+	struct np_diag d = { 0 };
+	struct np_meas *m = NULL;
+	int *pairs = NULL, rc = CC_EXIT_OK, ok = 1, allok, slack = -1, mode[3] = { 0, 0, 0 };
+	double t0 = timer_now();
+	char err[256];
+
+	if (mpi->nnodes < 2) {
+		snprintf(err, sizeof(err), "needs at least 2 nodes (hosts); this job has %d",
+			 mpi->nnodes);
+		run_skip(run, "probe", "netpair", err);
+		return CC_EXIT_OK;
+	}
+	c.leader = mpi->leaders != MPI_COMM_NULL;
+	if (c.leader) {
+		int lr = -1;
+
+		if (MPI_Comm_dup(mpi->leaders, &c.comm) != MPI_SUCCESS ||
+		    MPI_Comm_rank(c.comm, &lr) != MPI_SUCCESS || lr != mpi->node) {
+			log_error("netpair: leaders communicator rank %d is not node %d", lr, mpi->node);
+			ok = 0;
+		}
+		c.sbuf = malloc(p_bw_size);
+		c.rbuf = malloc((size_t)p_window * p_bw_size);
+		c.lat = malloc((size_t)p_iters * sizeof(double));
+		if (!c.sbuf || !c.rbuf || !c.lat) {
+			log_error("netpair: cannot allocate %zu bytes of buffers",
+				  ((size_t)p_window + 1) * p_bw_size);
+			ok = 0;
+		} else {
+			memset(c.sbuf, 0, p_bw_size);
+			memset(c.rbuf, 0, (size_t)p_window * p_bw_size);
+		}
+	}
+	if (mpi->rank == 0) {
+		c.all = calloc((size_t)c.nnodes * R_NV, sizeof(double));
+		m = calloc((size_t)c.nnodes * (c.nnodes - 1) / 2, sizeof(*m));
+		if (!c.all || !m || np_diag_init(&d, c.nnodes, &opt)) {
+			log_error("netpair: out of memory for %d nodes", c.nnodes);
+			ok = 0;
+		}
+		c.diag = &d;
+	}
+	/* collective over the leaders: called whether or not this one is ok */
+	if (c.leader && c.comm != MPI_COMM_NULL && choose_mode(&c, mode))
+		ok = 0;
+	MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, mpi->world);
+	if (allok && lazy_bcast(mode, 3, MPI_INT, mpi->world))
+		allok = 0;
+	c.lazy = mode[0];
+	c.cap = mode[1];
+	/*
+	 * Both ways at once on nodes that share a kernel is bounded by its CPU,
+	 * not by the links (measured on 2 cores: 0.45-0.6 of twice the rate,
+	 * +-20% between links): recorded, but judged only when asked for.
+	 */
+	if (mpi->rank == 0 && allok)
+		d.opt.bidir_tol = p_bidir_tol >= 0 ? p_bidir_tol : mode[2] ? 0.0 : p_tol;
+	if (allok && c.lazy) {
+		/* naps of 50 us, not 50 us plus the default 50 us of timer slack */
+		slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+		prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	}
+	if (allok && mpi->rank == 0 && (c.lazy || c.cap))
+		log_info("netpair: %s%s%d pair(s) at a time", c.lazy ? "waiting with naps; " : "",
+			 c.cap ? "" : "whole rounds, ", c.cap ? c.cap : c.nnodes / 2);
+	if (!allok) {
+		run_error(run, "probe", "netpair", "setup failed on some rank (see its log)");
+		rc = CC_EXIT_RUNTIME;
+		goto out;
+	}
+	if (mpi->rank == 0)
+		log_info("netpair: %d nodes, %zu B bandwidth, %zu B latency messages",
+			 c.nnodes, p_bw_size, p_lat_size);
+	if (run_all_pairs(&c, m, &pairs))
+		rc = CC_EXIT_RUNTIME;
+	/*
+	 * Rank 0 always ends with the "no more retests" message and the others
+	 * always wait for it, so a failure on one rank cannot leave the rest in
+	 * a collective of another shape.
+	 */
+	if (mpi->rank == 0) {
+		int np = c.nnodes * (c.nnodes - 1) / 2, hdr[2] = { -1, 0 }, drc = -1;
+
+		for (int i = 0; !rc && i < np; i++)
+			np_diag_set(&d, pairs[2 * i], pairs[2 * i + 1], &m[i]);
+		if (!rc && !run->opt->quiet)
+			print_matrix(&c);
+		if (!rc)
+			drc = np_diagnose(&d, p_retest ? retest_cb : NULL, &c);
+		lazy_bcast(hdr, 2, MPI_INT, mpi->world);
+		if (rc) {
+			run_error(run, "probe", "netpair", "the all-pairs pass failed (see the log)");
+		} else if (drc) {
+			run_error(run, "probe", "netpair",
+				  "the diagnosis failed (out of memory or a retest failed)");
+			rc = CC_EXIT_RUNTIME;
+		} else {
+			write_diagnosis(&c);
+			if (!run->opt->quiet)
+				print_flagged(&c);
+			if (d.bad_nodes || d.bad_links)
+				rc = CC_EXIT_FAIL;
+		}
+		if (c.failed && rc < CC_EXIT_FAIL)
+			rc = CC_EXIT_FAIL;
+		log_info("netpair: done in %.1f s", timer_now() - t0);
+	} else {
+		/* follow rank 0's retests until it says they are over (1) */
+		while (run_broadcast_plan(&c, 0, NULL, 0, NULL) == 0)
+			;
+	}
+out:
+	/* every rank returns rank 0's answer */
+	if (lazy_bcast(&rc, 1, MPI_INT, mpi->world))
+		rc = CC_EXIT_RUNTIME;
+	if (c.comm != MPI_COMM_NULL)
+		MPI_Comm_free(&c.comm);
+	if (slack > 0)
+		prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
+	np_diag_free(&d);
+	free(pairs);
+	free(m);
+	free(c.all);
+	free(c.sbuf);
+	free(c.rbuf);
+	free(c.lat);
+	return rc;
+}
+
+const struct probe probe_netpair = {
+	.name = "netpair",
+	.summary = "node-to-node bandwidth and latency (MPI point-to-point), names the bad node or link",
+	.params = netpair_params,
+	.check = check_params,
+	.run = netpair_run,
+};

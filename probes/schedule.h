@@ -1,0 +1,47 @@
+#ifndef CCDIAG_SCHEDULE_H
+#define CCDIAG_SCHEDULE_H
+
+/*
+ * Pairings of n nodes into rounds of simultaneous, disjoint pairs. Pure
+ * functions of their arguments; no MPI, no allocation except where stated.
+ *
+ * The all-pairs schedule is a round-robin tournament by the circle method:
+ * for even n, n-1 rounds of n/2 pairs; for odd n, n rounds of (n-1)/2 pairs
+ * and one idle node (a bye) per round. Every unordered pair meets exactly
+ * once and no node appears twice in a round.
+ */
+
+/* Rounds of the all-pairs schedule: n-1 for even n, n for odd n, 0 for n < 2. */
+int schedule_rounds(int n);
+
+/*
+ * The partner of node in round (0 <= round < schedule_rounds(n)), or -1 when
+ * node sits out that round (odd n) or an argument is out of range. O(1).
+ */
+int schedule_pair(int n, int round, int node);
+
+/*
+ * Fills partner[0..n) for one round (partner[x] = schedule_pair(n, round, x)).
+ * Returns the number of pairs in the round, or -1 for a bad argument.
+ */
+int schedule_round(int n, int round, int *partner);
+
+/*
+ * Packs npairs arbitrary pairs (pairs[2i], pairs[2i+1], nodes in 0..n) into
+ * rounds in which no node appears twice, greedily and in the given order:
+ * round_of[i] gets the round of pair i. Used to run retests of chosen pairs
+ * as few rounds of simultaneous measurements. Returns the number of rounds,
+ * or -1 for a bad pair (a node out of range, or a node paired with itself)
+ * or when memory runs out.
+ */
+int schedule_pack(int n, const int *pairs, int npairs, int *round_of);
+
+/*
+ * Splits rounds so that none has more than k pairs: the pairs of round r
+ * keep their order and fill sub-rounds of k. round_of[npairs] (rounds
+ * 0..nrounds) is renumbered in place. k < 1 leaves it as it is. Returns the
+ * new number of rounds, or -1 for a bad argument or no memory.
+ */
+int schedule_cap(int *round_of, int npairs, int nrounds, int k);
+
+#endif

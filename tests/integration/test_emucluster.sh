@@ -1,0 +1,232 @@
+#!/bin/bash
+# Integration test for scripts/emucluster (emulated multi-node cluster).
+# Needs root (network namespaces); skips otherwise.  Takes ~10 s.
+# shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
+source "$(dirname "$0")/../lib.sh"
+
+EMU=$T_ROOT/scripts/emucluster
+NS_RE='^(node[0-9]+|ccdemu-sw)$'
+
+if ! t_is_root; then
+	t_skip "emucluster needs root (network namespaces); run the suite as root"
+	t_done
+	exit
+fi
+if [ ! -x "$EMU" ]; then
+	t_fail "emucluster: $EMU missing or not executable"
+	t_done
+	exit
+fi
+trap '"$EMU" down >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
+
+# interface names of the root network namespace, to prove nothing leaks into it
+root_net() {
+	ip -o link show | awk -F': ' '{ sub(/@.*/, "", $2); print "link", $2 }' | sort
+	ip -o addr show | awk '{ print "addr", $2, $4 }' | sort
+	ip route show table all | sed 's/^/route /' | sort
+}
+our_netns() { ip netns list 2>/dev/null | awk '{ print $1 }' | grep -E "$NS_RE"; }
+
+# err_case DESC EXPECTED_RC CMD...: CMD exits EXPECTED_RC and writes exactly
+# one line on stderr and nothing on stdout
+err_case() {
+	local desc=$1 want=$2 rc; shift 2
+	"$@" >"$T_TMP/out" 2>"$T_TMP/err"
+	rc=$?
+	if [ "$rc" -eq "$want" ] && [ "$(wc -l <"$T_TMP/err")" -eq 1 ] && [ ! -s "$T_TMP/out" ]; then
+		t_pass "$desc"
+	else
+		t_fail "$desc (rc=$rc, stderr: $(head -c 300 "$T_TMP/err"), stdout: $(head -c 100 "$T_TMP/out"))"
+	fi
+}
+
+"$EMU" down >/dev/null 2>&1
+root_net >"$T_TMP/links.before"
+
+# ---- bad arguments (validated before anything is touched)
+err_case "no command -> exit 2" 2 "$EMU"
+err_case "unknown command -> exit 2" 2 "$EMU" frobnicate
+err_case "up without N -> exit 2" 2 "$EMU" up
+err_case "up 1 (too few hosts) -> exit 2" 2 "$EMU" up 1
+err_case "up 65 (too many hosts) -> exit 2" 2 "$EMU" up 65
+err_case "up with non-numeric N -> exit 2" 2 "$EMU" up four
+err_case "up --rate fast -> exit 2" 2 "$EMU" up 4 --rate fast
+err_case "up --degrade of a host outside the cluster -> exit 2" 2 "$EMU" up 4 --degrade node9=100mbit
+err_case "up --degrade without =RATE -> exit 2" 2 "$EMU" up 4 --degrade node1
+err_case "up with unknown option -> exit 2" 2 "$EMU" up 4 --frob
+err_case "mpirun --ppn 0 -> exit 2" 2 "$EMU" mpirun --ppn 0 -np 2 hostname
+err_case "exec without command -> exit 2" 2 "$EMU" exec node0
+err_case "exec while nothing is up -> exit 2" 2 "$EMU" exec node0 true
+if "$EMU" --help 2>&1 | grep -q '^usage: emucluster up N'; then
+	t_pass "--help prints usage"
+else
+	t_fail "--help prints usage"
+fi
+
+# ---- non-root refusal
+if command -v setpriv >/dev/null 2>&1; then
+	err_case "non-root up refused with exit 2" 2 \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$EMU" up 2
+	grep -q 'must run as root' "$T_TMP/err" || t_fail "non-root message names root: $(cat "$T_TMP/err")"
+else
+	err_case "non-root up refused with exit 2" 2 su nobody -s /bin/bash -c "$(printf '%q up 2' "$EMU")"
+fi
+
+# ---- up 4 with one degraded host
+if ! "$EMU" up 4 --degrade node3=100mbit >"$T_TMP/up.out" 2>&1; then
+	t_fail "up 4 --degrade node3=100mbit: $(cat "$T_TMP/up.out")"
+	t_done
+	exit
+fi
+t_pass "up 4 --degrade node3=100mbit"
+
+ok=1
+for k in 0 1 2 3; do
+	h=$("$EMU" exec "node$k" hostname 2>&1)
+	[ "$h" = "node$k" ] || { ok=0; t_fail "node$k reports hostname '$h'"; }
+done
+[ $ok -eq 1 ] && t_pass "each host reports its own hostname"
+if [ "$(hostname)" != node0 ]; then t_pass "machine hostname unchanged ($(hostname))"; else t_fail "machine hostname changed"; fi
+
+ok=1
+for k in 0 1 2 3; do
+	a=$("$EMU" exec "node$k" ip -o -4 addr show dev eth0 2>&1 | awk '{ print $4 }')
+	[ "$a" = "198.18.0.$((k + 1))/24" ] || { ok=0; t_fail "node$k has address '$a'"; }
+done
+[ $ok -eq 1 ] && t_pass "each host has its 198.18.0.x/24 address"
+
+if "$EMU" status >"$T_TMP/status" 2>&1 && [ "$(grep -cE '^node[0-3] +198\.18\.0\.[1-4] .* up$' "$T_TMP/status")" -eq 4 ]; then
+	t_pass "status lists 4 hosts up"
+else
+	t_fail "status lists 4 hosts up: $(cat "$T_TMP/status")"
+fi
+
+if command -v ping >/dev/null 2>&1; then
+	ok=1
+	for pair in 0:1 1:2 2:3 3:0 0:3; do
+		s=${pair%:*} d=${pair#*:}
+		"$EMU" exec "node$s" ping -c 1 -W 2 -q "198.18.0.$((d + 1))" >/dev/null 2>&1 ||
+			{ ok=0; t_fail "ping node$s -> node$d"; }
+	done
+	"$EMU" exec node0 ping -c 1 -W 2 -q node2 >/dev/null 2>&1 ||
+		{ ok=0; t_fail "ping node0 -> node2 by name"; }
+	[ $ok -eq 1 ] && t_pass "hosts ping each other (by address and by name)"
+else
+	t_skip "ping not installed (iputils-ping)"
+fi
+
+# ---- shaping: degraded host gets the lower rate in both directions
+up3=$("$EMU" exec node3 tc qdisc show dev eth0 2>&1)
+dn3=$(tc -n ccdemu-sw qdisc show dev p3 2>&1)
+up0=$("$EMU" exec node0 tc qdisc show dev eth0 2>&1)
+dn0=$(tc -n ccdemu-sw qdisc show dev p0 2>&1)
+if [[ $up3 == *"tbf"*"rate 100Mbit"* && $dn3 == *"tbf"*"rate 100Mbit"* ]]; then
+	t_pass "degraded node3 shaped at 100Mbit both ways"
+else
+	t_fail "degraded node3 shaping: up='$up3' down='$dn3'"
+fi
+if [[ $up0 == *"tbf"*"rate 1Gbit"* && $dn0 == *"tbf"*"rate 1Gbit"* ]]; then
+	t_pass "healthy node0 shaped at 1Gbit both ways"
+else
+	t_fail "healthy node0 shaping: up='$up0' down='$dn0'"
+fi
+
+# ---- mpirun across the hosts
+if ! command -v mpirun >/dev/null 2>&1; then
+	t_skip "mpirun not installed (openmpi-bin)"
+else
+	(cd "$T_TMP" && timeout 60 "$EMU" mpirun -np 4 hostname) >"$T_TMP/mpi.out" 2>"$T_TMP/mpi.err"
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(sort "$T_TMP/mpi.out" | tr '\n' ' ')" = "node0 node1 node2 node3 " ]; then
+		t_pass "mpirun -np 4 hostname prints node0..node3 once each"
+	else
+		t_fail "mpirun -np 4 hostname (rc=$rc): $(tr '\n' ' ' <"$T_TMP/mpi.out") $(head -c 600 "$T_TMP/mpi.err")"
+	fi
+	out=$(timeout 60 "$EMU" mpirun --ppn 2 -np 8 hostname 2>&1 | sort | uniq -c | awk '{ printf "%s:%s ", $2, $1 }')
+	if [ "$out" = "node0:2 node1:2 node2:2 node3:2 " ]; then t_pass "mpirun --ppn 2 -np 8 places 2 ranks per host"; else t_fail "mpirun --ppn 2 -np 8: $out"; fi
+	timeout 60 "$EMU" mpirun -np 2 sh -c 'exit 3' >/dev/null 2>&1
+	rc=$?
+	if [ $rc -eq 3 ]; then t_pass "mpirun exit code passes through"; else t_fail "mpirun exit code: want 3, got $rc"; fi
+fi
+"$EMU" exec node1 sh -c 'exit 7'
+rc=$?
+if [ $rc -eq 7 ]; then t_pass "exec exit code passes through"; else t_fail "exec exit code: want 7, got $rc"; fi
+err_case "exec on an unknown host -> exit 2" 2 "$EMU" exec node4 true
+
+# ---- bounded throughput between two healthy hosts (node0 -> node1)
+# server counts bytes after a 0.3 s warm-up; client sends for 2 s; both
+# sides have hard timeouts.  Goodput is at most 1448/1514 = 95.6% of the
+# shaped L2 rate, so require >= 85% of 1gbit.
+PY=$(command -v python3)
+if [ -z "$PY" ]; then
+	t_skip "throughput: python3 not installed"
+else
+	cat >"$T_TMP/tput.py" <<'EOF'
+import socket, sys, time
+mode, addr, port, sec = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+if mode == "server":
+    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind((addr, port)); s.listen(1); s.settimeout(sec)
+    c, _ = s.accept(); c.settimeout(sec)
+    buf = bytearray(1 << 20); n = 0; t0 = mark_t = None; mark_n = 0
+    end = time.monotonic() + sec
+    while time.monotonic() < end:
+        k = c.recv_into(buf)
+        if not k: break
+        now = time.monotonic(); n += k
+        if t0 is None: t0 = now
+        if mark_t is None and now - t0 >= 0.3: mark_t, mark_n = now, n
+    t1 = time.monotonic()
+    print("%.0f" % ((n - mark_n) * 8 / (t1 - mark_t)) if mark_t and t1 - mark_t > 0.2 else "0")
+else:
+    c = socket.create_connection((addr, port), timeout=5)
+    data = b"\0" * (1 << 20); end = time.monotonic() + sec
+    while time.monotonic() < end: c.sendall(data)
+    c.close()
+EOF
+	best=0
+	for try in 1 2 3; do # retries: a loaded machine can starve a 2 s sample
+		timeout 10 "$EMU" exec node1 "$PY" "$T_TMP/tput.py" server 198.18.0.2 $((5300 + try)) 6 >"$T_TMP/tput" 2>"$T_TMP/tput.err" &
+		spid=$!
+		for _ in 1 2 3 4 5 6 7 8 9 10; do # wait (bounded) for the listener
+			"$EMU" exec node1 ss -Hltn "sport = :$((5300 + try))" 2>/dev/null | grep -q . && break
+			sleep 0.1
+		done
+		timeout 8 "$EMU" exec node0 "$PY" "$T_TMP/tput.py" client 198.18.0.2 $((5300 + try)) 2 2>>"$T_TMP/tput.err"
+		wait "$spid"
+		bps=$(head -n 1 "$T_TMP/tput")
+		[[ $bps =~ ^[0-9]+$ ]] || bps=0
+		[ "$bps" -gt "$best" ] && best=$bps
+		[ "$best" -ge 850000000 ] && break
+	done
+	mbit=$((best / 1000000))
+	if [ "$best" -ge 850000000 ]; then
+		t_pass "node0->node1 TCP stream on 1gbit: $mbit Mbit/s (>= 850)"
+	else
+		t_fail "node0->node1 TCP stream on 1gbit: $mbit Mbit/s (< 850) $(head -c 300 "$T_TMP/tput.err")"
+	fi
+fi
+
+# ---- down, up again, down twice: nothing left behind
+"$EMU" down && "$EMU" up 2 >/dev/null && "$EMU" down && "$EMU" down
+rc=$?
+if [ $rc -eq 0 ]; then t_pass "down / up 2 / down / down all succeed"; else t_fail "down/up/down/down rc=$rc"; fi
+left=$(our_netns)
+if [ -z "$left" ]; then t_pass "no emulated namespace left"; else t_fail "namespaces left: $left"; fi
+root_net >"$T_TMP/links.after"
+if cmp -s "$T_TMP/links.before" "$T_TMP/links.after"; then
+	t_pass "root network namespace links, addresses, routes unchanged"
+else
+	t_fail "root network namespace changed: $(diff "$T_TMP/links.before" "$T_TMP/links.after" | tr '\n' ' ')"
+fi
+if [ ! -e /run/ccdiag-emu ]; then t_pass "state dir removed"; else t_fail "/run/ccdiag-emu still exists"; fi
+if grep -q ' /run/ccdiag-emu/' /proc/self/mountinfo; then
+	t_fail "UTS namespace bind mounts left: $(grep ' /run/ccdiag-emu/' /proc/self/mountinfo | head -3)"
+else
+	t_pass "no UTS namespace bind mounts left"
+fi
+"$EMU" status >/dev/null 2>&1
+rc=$?
+if [ $rc -eq 1 ]; then t_pass "status after down reports nothing up (exit 1)"; else t_fail "status after down: rc=$rc"; fi
+
+t_done

@@ -1,0 +1,401 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "../../probes/netpair.h"
+
+/*
+ * The netpair diagnosis on synthetic clusters: a "truth" gives each node a
+ * speed factor and each link its own factor (and latency factor); every
+ * measurement, first pass and retests alike, draws fresh noise from it, as a
+ * real run would.
+ */
+#define MAXN 16
+#define G 0.117              /* healthy one-way GB/s (~0.94 Gb/s, a shaped 1gbit link) */
+#define L 40.0               /* healthy latency, us */
+
+struct truth {
+	int n;
+	double node[MAXN];       /* speed factor of each node */
+	double link[MAXN][MAXN]; /* extra factor of a link */
+	double lat[MAXN][MAXN];  /* latency factor of a link */
+	double retest_link[MAXN][MAXN];  /* link factor in pass 2 (0: same as pass 1) */
+	double noise;            /* uniform +-noise */
+	uint64_t rng;
+	int calls[3];            /* measure calls per stage */
+	int pairs[3];
+};
+
+static double uniform(struct truth *t)
+{
+	t->rng ^= t->rng << 13;
+	t->rng ^= t->rng >> 7;
+	t->rng ^= t->rng << 17;
+	return (double)(t->rng >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+}
+
+static void truth_init(struct truth *t, int n, double noise, uint64_t seed)
+{
+	memset(t, 0, sizeof(*t));
+	t->n = n;
+	t->noise = noise;
+	t->rng = seed * 2654435761u + 88172645463325252ull;
+	for (int a = 0; a < n; a++) {
+		t->node[a] = 1.0;
+		for (int b = 0; b < n; b++)
+			t->link[a][b] = t->lat[a][b] = 1.0;
+	}
+}
+
+static void slow_link(struct truth *t, int a, int b, double f)
+{
+	t->link[a][b] = t->link[b][a] = f;
+}
+
+static struct np_meas draw(struct truth *t, int a, int b, int retest)
+{
+	double lf = retest && t->retest_link[a][b] > 0 ? t->retest_link[a][b] : t->link[a][b];
+	double base = G * fmin(t->node[a], t->node[b]) * lf;
+	struct np_meas m;
+
+	m.bw_ab = base * (1 + t->noise * uniform(t));
+	m.bw_ba = base * (1 + t->noise * uniform(t));
+	m.bidir = 2 * base * (1 + t->noise * uniform(t));
+	m.lat_us = L * t->lat[a][b] * (1 + t->noise * uniform(t));
+	return m;
+}
+
+static int measure(void *ctx, int stage, const int *pairs, int npairs, struct np_meas *out)
+{
+	struct truth *t = ctx;
+
+	assert_true(stage == 1 || stage == 2);
+	t->calls[stage]++;
+	t->pairs[stage] += npairs;
+	for (int i = 0; i < npairs; i++) {
+		assert_true(pairs[2 * i] >= 0 && pairs[2 * i] < t->n);
+		assert_true(pairs[2 * i + 1] >= 0 && pairs[2 * i + 1] < t->n);
+		assert_int_not_equal(pairs[2 * i], pairs[2 * i + 1]);
+		out[i] = draw(t, pairs[2 * i], pairs[2 * i + 1], 1);
+	}
+	return 0;
+}
+
+static const struct np_opts defaults = { .tol = 0.85, .bidir_tol = 0.85, .lat_tol = 3.0,
+					 .partners = 2 };
+
+/* Pass 1 of every pair, then the diagnosis with retests through the truth. */
+static void diagnose(struct np_diag *d, struct truth *t, const struct np_opts *opt, int retest)
+{
+	assert_int_equal(np_diag_init(d, t->n, opt), 0);
+	for (int a = 0; a < t->n; a++)
+		for (int b = a + 1; b < t->n; b++) {
+			/* store half of them the other way round: np_diag_set orients */
+			struct np_meas m = draw(t, a, b, 0);
+
+			if ((a + b) % 2) {
+				double x = m.bw_ab;
+
+				m.bw_ab = m.bw_ba;
+				m.bw_ba = x;
+				np_diag_set(d, b, a, &m);
+			} else {
+				np_diag_set(d, a, b, &m);
+			}
+		}
+	assert_int_equal(np_diagnose(d, retest ? measure : NULL, t), 0);
+}
+
+static void assert_only_node_bad(const struct np_diag *d, int bad)
+{
+	for (int x = 0; x < d->n; x++)
+		assert_string_equal(np_verdict_name(d->node[x].verdict), x == bad ? "bad" : "ok");
+	assert_int_equal(d->bad_nodes, 1);
+	assert_int_equal(d->bad_links, 0);
+	assert_int_equal(d->ambiguous_links, 0);
+	for (int a = 0; a < d->n; a++)
+		for (int b = a + 1; b < d->n; b++) {
+			const struct np_link *l = np_diag_link(d, a, b);
+
+			if (a == bad || b == bad) {
+				assert_int_equal(l->verdict, NP_EXPLAINED);
+				assert_int_equal(l->by, bad);
+			} else {
+				assert_int_equal(l->verdict, NP_OK);
+			}
+		}
+}
+
+/* One node at a tenth of the rate (node2 at 100mbit of 1gbit): named, partners cleared. */
+static void test_slow_node(void **state)
+{
+	(void)state;
+	for (int n = 3; n <= 9; n++)
+		for (int seed = 1; seed <= 20; seed++) {
+			struct truth t;
+			struct np_diag d;
+			int bad = (seed * 7) % n;
+
+			truth_init(&t, n, 0.05, (uint64_t)seed);
+			t.node[bad] = 0.1;
+			diagnose(&d, &t, &defaults, 1);
+			assert_only_node_bad(&d, bad);
+			/* the culprit failed against known-good partners, none of them itself */
+			assert_true(d.node[bad].npartners >= 1);
+			assert_int_equal(d.node[bad].fails, d.node[bad].npartners);
+			for (int k = 0; k < d.node[bad].npartners; k++)
+				assert_int_not_equal(d.node[bad].partner[k], bad);
+			/* victims were cleared by partners other than the culprit */
+			for (int x = 0; x < n; x++)
+				for (int k = 0; x != bad && k < d.node[x].npartners; k++) {
+					assert_int_not_equal(d.node[x].partner[k], bad);
+					assert_int_equal(d.node[x].fails, 0);
+				}
+			assert_int_equal(t.calls[1], 1);
+			assert_int_equal(t.calls[2], 0);   /* no link left to retest */
+			np_diag_free(&d);
+		}
+}
+
+/* A mild fault (70%) is still named, and without retests too (pass-1 values). */
+static void test_mild_slow_node_no_retest(void **state)
+{
+	struct truth t;
+	struct np_diag d;
+	(void)state;
+	truth_init(&t, 6, 0.03, 42);
+	t.node[4] = 0.7;
+	diagnose(&d, &t, &defaults, 0);
+	assert_only_node_bad(&d, 4);
+	assert_int_equal(d.retests[0], 0);
+	assert_int_equal(t.calls[1] + t.calls[2], 0);
+	np_diag_free(&d);
+}
+
+/* One slow link between good nodes: reported as a link, both nodes cleared. */
+static void test_slow_link(void **state)
+{
+	(void)state;
+	for (int n = 3; n <= 9; n++)
+		for (int seed = 1; seed <= 20; seed++) {
+			struct truth t;
+			struct np_diag d;
+			int a = seed % n, b = (seed + 1 + seed % (n - 1)) % n;
+
+			if (a == b)
+				b = (a + 1) % n;
+			truth_init(&t, n, 0.05, (uint64_t)seed);
+			slow_link(&t, a, b, 0.5);
+			diagnose(&d, &t, &defaults, 1);
+			for (int x = 0; x < n; x++)
+				assert_int_equal(d.node[x].verdict, NP_OK);
+			assert_int_equal(d.bad_nodes, 0);
+			assert_int_equal(d.bad_links, 1);
+			assert_int_equal(np_diag_link(&d, a, b)->verdict, NP_BAD);
+			assert_true(np_diag_link(&d, a, b)->retested);
+			assert_int_equal(t.calls[2], 1);
+			assert_int_equal(t.pairs[2], 1);
+			np_diag_free(&d);
+		}
+}
+
+/* Healthy clusters with +-5% noise: nothing flagged, ever. */
+static void test_healthy_noise(void **state)
+{
+	(void)state;
+	for (int n = 2; n <= MAXN; n++)
+		for (int seed = 1; seed <= 50; seed++) {
+			struct truth t;
+			struct np_diag d;
+
+			truth_init(&t, n, 0.05, (uint64_t)(seed * 100 + n));
+			diagnose(&d, &t, &defaults, 1);
+			assert_int_equal(d.suspect_links, 0);
+			assert_int_equal(d.bad_nodes + d.suspect_nodes + d.ambiguous_nodes, 0);
+			assert_int_equal(d.bad_links + d.ambiguous_links + d.transient_links, 0);
+			assert_int_equal(t.calls[1] + t.calls[2], 0);
+			/* the reference is the healthy rate */
+			assert_true(fabs(d.ref_uni / G - 1) < 0.06);
+			assert_true(fabs(d.ref_lat / L - 1) < 0.06);
+			np_diag_free(&d);
+		}
+}
+
+/* 2 nodes: the slow pair is named but cannot be split, and the record says so. */
+static void test_two_nodes_ambiguous(void **state)
+{
+	struct truth t;
+	struct np_diag d;
+	struct np_opts opt = defaults;
+	(void)state;
+	opt.expect_GBps = G;
+	truth_init(&t, 2, 0.02, 7);
+	t.node[1] = 0.3;
+	diagnose(&d, &t, &opt, 1);
+	assert_true(d.ref_expected);
+	assert_int_equal(d.suspect_links, 1);
+	assert_int_equal(d.node[0].verdict, NP_AMBIGUOUS);
+	assert_int_equal(d.node[1].verdict, NP_AMBIGUOUS);
+	assert_int_equal(np_diag_link(&d, 0, 1)->verdict, NP_AMBIGUOUS);
+	assert_int_equal(d.bad_nodes + d.bad_links, 0);
+	assert_non_null(d.note);
+	assert_non_null(strstr(d.note, "third"));
+	np_diag_free(&d);
+
+	/* relative only: nothing to compare with, which the note says */
+	truth_init(&t, 2, 0.02, 7);
+	t.node[1] = 0.3;
+	diagnose(&d, &t, &defaults, 1);
+	assert_int_equal(d.suspect_links, 0);
+	assert_int_equal(d.bad_nodes + d.ambiguous_nodes, 0);
+	assert_non_null(d.note);
+	assert_non_null(strstr(d.note, "--pair-expect-gbps"));
+	np_diag_free(&d);
+}
+
+/* An absolute expectation flags a cluster that is uniformly slow... */
+static void test_expected_rate(void **state)
+{
+	struct truth t;
+	struct np_diag d;
+	struct np_opts opt = defaults;
+	(void)state;
+	opt.expect_GBps = G;
+	truth_init(&t, 5, 0.02, 3);
+	t.node[3] = 0.5;
+	diagnose(&d, &t, &opt, 1);
+	assert_only_node_bad(&d, 3);
+	np_diag_free(&d);
+	/* ...and with every node slow there is no known-good partner left */
+	truth_init(&t, 4, 0.02, 3);
+	for (int x = 0; x < 4; x++)
+		t.node[x] = 0.5;
+	diagnose(&d, &t, &opt, 1);
+	assert_int_equal(d.ambiguous_nodes, 4);
+	assert_int_equal(d.bad_nodes, 0);
+	assert_non_null(d.note);
+	np_diag_free(&d);
+}
+
+/* A link slow in pass 1 only (congestion, a blip) is transient, not bad. */
+static void test_transient_link(void **state)
+{
+	struct truth t;
+	struct np_diag d;
+	(void)state;
+	truth_init(&t, 6, 0.03, 11);
+	slow_link(&t, 1, 4, 0.4);
+	t.retest_link[1][4] = t.retest_link[4][1] = 1.0;
+	diagnose(&d, &t, &defaults, 1);
+	assert_int_equal(d.suspect_links, 1);
+	assert_int_equal(np_diag_link(&d, 1, 4)->verdict, NP_TRANSIENT);
+	assert_int_equal(d.bad_nodes + d.bad_links, 0);
+	assert_int_equal(d.transient_links, 1);
+	np_diag_free(&d);
+}
+
+/* Latency alone: a link 10x slower to answer is a bad link; lat_tol 0 ignores it. */
+static void test_latency_link(void **state)
+{
+	struct truth t;
+	struct np_diag d;
+	struct np_opts opt = defaults;
+	(void)state;
+	truth_init(&t, 5, 0.05, 5);
+	t.lat[0][2] = t.lat[2][0] = 10.0;
+	diagnose(&d, &t, &defaults, 1);
+	assert_int_equal(np_diag_link(&d, 0, 2)->verdict, NP_BAD);
+	assert_true(np_diag_link(&d, 0, 2)->r.flags & NP_F_LAT);
+	assert_int_equal(d.bad_nodes, 0);
+	np_diag_free(&d);
+	opt.lat_tol = 0;
+	truth_init(&t, 5, 0.05, 5);
+	t.lat[0][2] = t.lat[2][0] = 10.0;
+	diagnose(&d, &t, &opt, 1);
+	assert_int_equal(d.suspect_links, 0);
+	np_diag_free(&d);
+}
+
+/* Both ways at once judged only with a bidir tolerance (0: recorded only). */
+static void test_bidir_only(void **state)
+{
+	struct truth t;
+	struct np_diag d;
+	struct np_opts opt = defaults;
+	struct np_meas m;
+	(void)state;
+	opt.lat_tol = 0;
+	for (int judged = 0; judged < 2; judged++) {
+		opt.bidir_tol = judged ? 0.85 : 0;
+		assert_int_equal(np_diag_init(&d, 4, &opt), 0);
+		for (int a = 0; a < 4; a++)
+			for (int b = a + 1; b < 4; b++) {
+				m = (struct np_meas){ G, G, 2 * G, L };
+				if (a == 1 && b == 3)
+					m.bidir = G;   /* half: duplex trouble */
+				np_diag_set(&d, a, b, &m);
+			}
+		assert_int_equal(np_diagnose(&d, NULL, &t), 0);
+		assert_float_equal(np_diag_link(&d, 1, 3)->r.bidir, 0.5, 1e-9);
+		assert_int_equal(d.suspect_links, judged);
+		assert_int_equal(np_diag_link(&d, 1, 3)->verdict, judged ? NP_BAD : NP_OK);
+		np_diag_free(&d);
+	}
+}
+
+/* A third of the nodes bad, and the 3-node case where most links touch the culprit. */
+static void test_several_bad_nodes(void **state)
+{
+	struct truth t;
+	struct np_diag d;
+	(void)state;
+	truth_init(&t, 9, 0.05, 9);
+	t.node[1] = t.node[5] = t.node[8] = 0.2;
+	diagnose(&d, &t, &defaults, 1);
+	assert_int_equal(d.bad_nodes, 3);
+	assert_int_equal(d.node[1].verdict, NP_BAD);
+	assert_int_equal(d.node[5].verdict, NP_BAD);
+	assert_int_equal(d.node[8].verdict, NP_BAD);
+	assert_int_equal(d.bad_links, 0);
+	assert_int_equal(np_diag_link(&d, 1, 5)->verdict, NP_EXPLAINED);
+	assert_int_equal(np_diag_link(&d, 1, 5)->by, -1);   /* both ends bad */
+	assert_true(fabs(d.ref_uni / G - 1) < 0.06);
+	np_diag_free(&d);
+}
+
+static void test_bad_init(void **state)
+{
+	struct np_diag d;
+	struct np_opts opt = defaults;
+	(void)state;
+	assert_int_equal(np_diag_init(&d, 1, &defaults), -1);
+	opt.tol = 0;
+	assert_int_equal(np_diag_init(&d, 4, &opt), -1);
+	opt = defaults;
+	opt.partners = NP_MAX_PARTNERS + 1;
+	assert_int_equal(np_diag_init(&d, 4, &opt), -1);
+	assert_null(np_diag_link(&d, 0, 0));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_slow_node),
+		cmocka_unit_test(test_mild_slow_node_no_retest),
+		cmocka_unit_test(test_slow_link),
+		cmocka_unit_test(test_healthy_noise),
+		cmocka_unit_test(test_two_nodes_ambiguous),
+		cmocka_unit_test(test_expected_rate),
+		cmocka_unit_test(test_transient_link),
+		cmocka_unit_test(test_latency_link),
+		cmocka_unit_test(test_several_bad_nodes),
+		cmocka_unit_test(test_bidir_only),
+		cmocka_unit_test(test_bad_init),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
