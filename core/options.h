@@ -7,7 +7,7 @@
 /* Exit codes of ccprobe; documented in README.md and --help. */
 enum cc_exit {
 	CC_EXIT_OK = 0,          /* every measurement ran and its data checked out */
-	CC_EXIT_FAIL = 1,        /* a measurement failed: wrong data or an error record */
+	CC_EXIT_FAIL = 1,        /* a measurement failed: wrong data, an error record, a bad node or link */
 	CC_EXIT_USAGE = 2,       /* bad command line */
 	CC_EXIT_RUNTIME = 3,     /* setup failed: results file, MPI, memory */
 	CC_EXIT_TIMEOUT = 4,     /* a measurement passed its deadline (--timeout) */

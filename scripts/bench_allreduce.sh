@@ -26,10 +26,15 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2)}'; }
-printf '%10s %14s %14s %10s\n' "size(B)" "bare(us)" "ccprobe(us)" "diff(%)"
+lowest() { sort -g | head -1; }
+printf '%10s %12s %12s %9s   %12s %12s %9s\n' "size(B)" "bare med" "ccprobe med" "diff(%)" "bare min" "ccprobe min" "diff(%)"
 for bytes in 1048576 4194304 16777216; do
 	b=$(awk -v s="$bytes" '$1 == s {print $2}' "$tmp/bare.txt" | median)
 	c=$(awk -v s="$bytes" '$1 == s {print $2}' "$tmp/cc.txt" | median)
-	awk -v s="$bytes" -v b="$b" -v c="$c" 'BEGIN {printf "%10d %14.1f %14.1f %+10.1f\n", s, b, c, (c - b) / b * 100}'
+	bl=$(awk -v s="$bytes" '$1 == s {print $2}' "$tmp/bare.txt" | lowest)
+	cl=$(awk -v s="$bytes" '$1 == s {print $2}' "$tmp/cc.txt" | lowest)
+	awk -v s="$bytes" -v b="$b" -v c="$c" -v bl="$bl" -v cl="$cl" 'BEGIN {
+		printf "%10d %12.1f %12.1f %+9.1f   %12.1f %12.1f %+9.1f\n", s, b, c, (c - b) / b * 100, bl, cl, (cl - bl) / bl * 100 }'
 done
-echo "median over $ROUNDS alternating rounds; each round: $REPS reps x $ITERS iters, $WARMUP warm-up, $NP ranks"
+echo "times in us, per operation: each round gives one median of $REPS reps x $ITERS iters ($WARMUP warm-up, $NP ranks);"
+echo "'med' is the median over $ROUNDS alternating rounds, 'min' the best round"
