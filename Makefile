@@ -54,8 +54,11 @@ LIB_SRC  := $(wildcard core/*.c bench/*.c probes/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/%)
+FUZZ_SECONDS ?= 60
 
-.PHONY: all check demo install clean deps features bench
+.PHONY: all check demo install clean deps features bench fuzz
 all: features $(B)/ccprobe
 
 features:
@@ -82,11 +85,29 @@ $(B)/tests/%: tests/unit/%.c $(B)/libccprobe.a $(B)/features.txt
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(B)/libccprobe.a -lcmocka $(LDLIBS)
 
+# fuzz targets under make check: the corpus plus seeded random inputs (tests/fuzz/driver.c)
+$(B)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(B)/libccprobe.a $(B)/features.txt
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< tests/fuzz/driver.c $(B)/libccprobe.a $(LDLIBS)
+
+# open-ended fuzzing with libFuzzer (clang, libclang-rt-14-dev), FUZZ_SECONDS per target
+fuzz:
+	@command -v clang >/dev/null && dpkg-query -W libclang-rt-14-dev >/dev/null 2>&1 || \
+		{ echo "make fuzz: needs clang and libclang-rt-14-dev (apt-get install clang libclang-rt-14-dev)"; exit 2; }
+	@$(MAKE) --no-print-directory B=build-fuzz OMPI_CC=clang \
+		CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" build-fuzz/libccprobe.a
+	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
+		OMPI_CC=clang $(CC) $(CPPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined \
+			-o build-fuzz/$$n $$f build-fuzz/libccprobe.a $(LDLIBS) || exit 1; \
+		mkdir -p build-fuzz/corpus-$$n; \
+		ASAN_OPTIONS=detect_leaks=0 build-fuzz/$$n -max_total_time=$(FUZZ_SECONDS) \
+			build-fuzz/corpus-$$n tests/fuzz/corpus/$${n#fuzz_} || exit 1; done
+
 deps:
 	@scripts/deps.sh
 
 check: deps
-	@$(MAKE) --no-print-directory all $(TEST_BIN)
+	@$(MAKE) --no-print-directory all $(TEST_BIN) $(FUZZ_BIN)
 	@tests/run.sh
 
 demo: deps

@@ -212,6 +212,7 @@ int main(int argc, char **argv)
 	/* usage errors, --help and --list need no MPI: answer at once, from rank 0 only */
 	if (options_parse(&o, argc, argv, params, err, sizeof(err)) ||
 	    (!o.help && !o.version && !o.list && validate(&o, err, sizeof(err)))) {
+		options_one_line(err);
 		if (env_rank == 0)
 			fprintf(stderr, "ccprobe: error: %s\nTry 'ccprobe --help' for usage.\n", err);
 		return CC_EXIT_USAGE;

@@ -36,7 +36,16 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, len, fmt, ap);
 	va_end(ap);
+	options_one_line(err);
 	return -1;
+}
+
+void options_one_line(char *msg)
+{
+	/* quoted arguments may hold control characters; a message stays one line */
+	for (char *c = msg; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 }
 
 static int parse_int(const char *s, long lo, long hi, int *out)
@@ -152,7 +161,7 @@ int options_parse(struct cc_options *o, int argc, char **argv,
 	memset(&longopts[NBASE + nflat], 0, sizeof(struct option));
 
 	opterr = 0;
-	optind = 1;
+	optind = 0;  /* glibc: 0 also resets the scan inside grouped short options */
 	while (!rc && (c = getopt_long(argc, argv, ":b:e:f:i:n:w:r:c:o:B:d:t:vqhV",
 				       longopts, NULL)) != -1) {
 		switch (c) {

@@ -65,6 +65,9 @@ int options_parse(struct cc_options *o, int argc, char **argv,
 /* Writes the --help text; params as for options_parse. */
 void options_usage(FILE *f, const struct cc_param *const *params);
 
+/* Replaces control characters in msg (from quoted arguments) so it prints as one line. */
+void options_one_line(char *msg);
+
 /* Splits a comma list into at most max items (pointers into a copy kept in *buf). */
 int options_split(const char *list, char **buf, const char **items, int max);
 

@@ -11,6 +11,7 @@ failed=0
 skipped=0
 bad_suites=()
 log_dir=build/test-logs
+rm -rf "$log_dir"
 mkdir -p "$log_dir"
 
 count() {  # count SUITE LOG: adds the suite's counts from its output

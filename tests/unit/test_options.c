@@ -101,6 +101,14 @@ static void test_bad_input(void **state)
 			fail_msg("'%s': got '%s', want '%s'", cases[i].a, err, cases[i].msg);
 		assert_null(strchr(err, '\n'));  /* one line */
 	}
+	/* a quoted argument with a newline still gives a one-line message */
+	assert_int_equal(parse(&o, err, sizeof(err), "-b", "1\n2", NULL), -1);
+	assert_null(strchr(err, '\n'));
+	/* an error inside grouped short options leaves no state for the next parse */
+	assert_int_equal(parse(&o, err, sizeof(err), "-qZv", NULL), -1);
+	assert_int_equal(parse(&o, err, sizeof(err), "-q", "-b", "1K", NULL), 0);
+	assert_int_equal(o.min_bytes, 1024);
+	assert_int_equal(o.verbose, 0);
 }
 
 static void test_sweep_sizes(void **state)
