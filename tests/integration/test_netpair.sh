@@ -54,8 +54,8 @@ flagged() {
 		else empty end' "$1" | sort | tr '\n' ' ' | sed 's/ $//'
 }
 
-# records FILE: measurement records written (4 per pair: latency, 2 x bw_uni, bw_bidir)
-records() { q "$1" 'select(.type == "measurement" and .name == "netpair")' | wc -l; }
+# records FILE: pass-1 measurement records (4 per pair: latency, 2 x bw_uni, bw_bidir)
+records() { q "$1" 'select(.type == "measurement" and .name == "netpair" and .pass == 1)' | wc -l; }
 
 # slowest uni link of pass 1 in Gb/s
 slowest() {
@@ -77,10 +77,13 @@ if up 4; then
 			tail -5 "$f.log"
 		fi
 	done
-	# a shaped 1gbit link carries ~94% of 1e9 bits/s of payload (TCP/IP headers)
-	min=$(jq -s '[.[] | select(.type == "measurement" and .test == "bw_uni") | .bw_Gbps] | min' \
+	# a shaped 1gbit link carries ~94% of 1e9 bits/s of payload (TCP/IP headers); each
+	# link direction is judged on its median over the three runs, since one sample on
+	# a busy 2-core machine can dip (the probe's retest exists for that)
+	min=$(jq -s '[.[] | select(.type == "measurement" and .test == "bw_uni" and .pass == 1)]
+		| group_by("\(.src)>\(.dst)") | map(map(.bw_Gbps) | sort | .[length / 2 | floor]) | min' \
 		"$T_TMP"/healthy[123].jsonl)
-	t_check "every healthy link >= 85% of the shaped 1 Gb/s (slowest $min Gb/s)" \
+	t_check "every healthy link direction >= 85% of the shaped 1 Gb/s (slowest median $min Gb/s)" \
 		jq -en "$min >= 0.85"
 	n=$(q "$T_TMP/healthy1.jsonl" 'select(.type == "diagnosis")' | wc -l)
 	t_check "diagnosis records: 4 nodes + 6 links + summary ($n)" [ "$n" -eq 11 ]
