@@ -298,11 +298,11 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 		a.count = p.c.param;
 		snprintf(what, sizeof(what), "%s %s %s %zu B", coll->name, dtype_name(t),
 			 coll->reduces ? redop_name(op) : "none", p.c.bytes);
+		watchdog_fault_point(mpi->rank, p.c.bytes);
 		watchdog_arm(what, json_pack("{s:s, s:s, s:s, s:s, s:I}", "kind", "collective",
 					     "collective", coll->name, "dtype", dtype_name(t),
 					     "op", coll->reduces ? redop_name(op) : "none",
 					     "bytes", (json_int_t)p.c.bytes));
-		watchdog_fault_point(mpi->rank, p.c.bytes);
 		if (measure(run, coll, be, &b, &a, &p)) {
 			run_error(run, "collective", coll->name, "out of memory");
 			rc = CC_EXIT_RUNTIME;

@@ -28,13 +28,14 @@ static struct {
 	double deadline;
 	char what[256];
 	json_t *detail;
-	/* rank 0: last measurement each rank finished; posted receives */
-	int *last_done, *rbuf;
+	/* rank 0: last measurement each rank started and finished; posted receives */
+	int *last_armed, *last_done, *rbuf;
 	MPI_Request *rreq;
 	int final_seq;
-	/* other ranks: ring of sends */
+	/* other ranks: ring of sends (2 seq when starting, 2 seq + 1 when done) */
 	int sbuf[WD_RING];
 	MPI_Request sreq[WD_RING];
+	unsigned nsent;
 } wd = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 void watchdog_block_signals(void)
@@ -59,10 +60,12 @@ static void poll_done(void)
 		    outcount == MPI_UNDEFINED || outcount == 0)
 			return;
 		for (int i = 0; i < outcount; i++) {
-			int r = idx[i] + 1;
+			int r = idx[i] + 1, seq = wd.rbuf[r] / 2;
 
-			if (wd.rbuf[r] > wd.last_done[r])
-				wd.last_done[r] = wd.rbuf[r];
+			if (seq > wd.last_armed[r])
+				wd.last_armed[r] = seq;
+			if (wd.rbuf[r] % 2 && seq > wd.last_done[r])
+				wd.last_done[r] = seq;
 			MPI_Irecv(&wd.rbuf[r], 1, MPI_INT, r, 0, wd.comm, &wd.rreq[idx[i]]);
 		}
 	}
@@ -71,7 +74,7 @@ static void poll_done(void)
 /* Rank 0: the timeout record, the end record, then abort. Called with wd.lock held. */
 static void fire_timeout(void)
 {
-	json_t *rec = json_object(), *nd = json_array();
+	json_t *rec = json_object(), *nd = json_array(), *ns = json_array();
 	double now = timer_now();
 
 	poll_done();
@@ -81,15 +84,29 @@ static void fire_timeout(void)
 	json_object_set_new(rec, "deadline_s", json_real(wd.timeout_s));
 	json_object_set_new(rec, "ranks_known", json_boolean(wd.tracking));
 	for (int r = 0; wd.tracking && r < wd.mpi->size; r++) {
+		json_t *who;
+
 		if (wd.last_done[r] >= wd.seq)
 			continue;
-		json_array_append_new(nd, json_pack("{s:i, s:s}", "rank", r, "host",
-						    wd.mpi->hosts[wd.mpi->rank_node[r]]));
+		who = json_pack("{s:i, s:s}", "rank", r, "host", wd.mpi->hosts[wd.mpi->rank_node[r]]);
+		if (wd.last_armed[r] < wd.seq)
+			json_array_append(ns, who);
+		json_array_append_new(nd, who);
 	}
 	json_object_set_new(rec, "not_done", nd);
-	log_error("'%s' did not finish within its deadline of %.0f s; %zu rank(s) not done; aborting",
-		  wd.what, wd.timeout_s, json_array_size(nd));
-	for (size_t i = 0; i < json_array_size(nd) && i < 16; i++) {
+	json_object_set_new(rec, "not_started", ns);
+	log_error("'%s' did not finish within its deadline of %.0f s; %zu rank(s) not done, "
+		  "%zu of them never started it; aborting", wd.what, wd.timeout_s,
+		  json_array_size(nd), json_array_size(ns));
+	/* the ranks that never arrived are the likely culprits: name them first */
+	for (size_t i = 0; i < json_array_size(ns) && i < 16; i++) {
+		json_t *e = json_array_get(ns, i);
+
+		log_error("never started: rank %d on %s",
+			  (int)json_integer_value(json_object_get(e, "rank")),
+			  json_string_value(json_object_get(e, "host")));
+	}
+	for (size_t i = 0; !json_array_size(ns) && i < json_array_size(nd) && i < 16; i++) {
 		json_t *e = json_array_get(nd, i);
 
 		log_error("not done: rank %d on %s", (int)json_integer_value(json_object_get(e, "rank")),
@@ -179,10 +196,11 @@ int watchdog_start(struct mpictx *mpi, struct results *res, double timeout_s, do
 	if (MPI_Comm_dup(MPI_COMM_WORLD, &wd.comm) != MPI_SUCCESS)
 		return -1;
 	if (wd.tracking && mpi->rank == 0) {
+		wd.last_armed = calloc((size_t)n, sizeof(int));
 		wd.last_done = calloc((size_t)n, sizeof(int));
 		wd.rbuf = calloc((size_t)n, sizeof(int));
 		wd.rreq = calloc((size_t)n, sizeof(MPI_Request));
-		if (!wd.last_done || !wd.rbuf || !wd.rreq)
+		if (!wd.last_armed || !wd.last_done || !wd.rbuf || !wd.rreq)
 			return -1;
 		for (int r = 1; r < n; r++)
 			MPI_Irecv(&wd.rbuf[r], 1, MPI_INT, r, 0, wd.comm, &wd.rreq[r - 1]);
@@ -195,34 +213,44 @@ int watchdog_start(struct mpictx *mpi, struct results *res, double timeout_s, do
 	return 0;
 }
 
+/* Tells rank 0 (from another rank) how far this rank got. */
+static void report_progress(int value)
+{
+	unsigned slot = wd.nsent++ % WD_RING;
+
+	if (wd.sreq[slot] != MPI_REQUEST_NULL)
+		MPI_Wait(&wd.sreq[slot], MPI_STATUS_IGNORE);
+	wd.sbuf[slot] = value;
+	MPI_Isend(&wd.sbuf[slot], 1, MPI_INT, 0, 0, wd.comm, &wd.sreq[slot]);
+}
+
 void watchdog_arm(const char *what, json_t *detail)
 {
+	int seq;
+
 	pthread_mutex_lock(&wd.lock);
-	wd.seq++;
+	seq = ++wd.seq;
 	wd.armed = 1;
 	wd.deadline = timer_now() + wd.timeout_s;
 	snprintf(wd.what, sizeof(wd.what), "%s", what);
 	json_decref(wd.detail);
 	wd.detail = detail;
+	if (wd.tracking && wd.mpi->rank == 0)
+		wd.last_armed[0] = seq;
 	pthread_mutex_unlock(&wd.lock);
+	if (wd.tracking && wd.mpi->rank != 0)
+		report_progress(2 * seq);
 }
 
 void watchdog_disarm(void)
 {
-	int slot;
-
 	pthread_mutex_lock(&wd.lock);
 	wd.armed = 0;
 	if (wd.tracking && wd.mpi->rank == 0)
 		wd.last_done[0] = wd.seq;
 	pthread_mutex_unlock(&wd.lock);
-	if (!wd.tracking || wd.mpi->rank == 0)
-		return;
-	slot = wd.seq % WD_RING;
-	if (wd.sreq[slot] != MPI_REQUEST_NULL)
-		MPI_Wait(&wd.sreq[slot], MPI_STATUS_IGNORE);
-	wd.sbuf[slot] = wd.seq;
-	MPI_Isend(&wd.sbuf[slot], 1, MPI_INT, 0, 0, wd.comm, &wd.sreq[slot]);
+	if (wd.tracking && wd.mpi->rank != 0)
+		report_progress(2 * wd.seq + 1);
 }
 
 void watchdog_stop(void)
@@ -257,6 +285,7 @@ void watchdog_stop(void)
 			MPI_Cancel(&wd.rreq[r - 1]);
 			MPI_Wait(&wd.rreq[r - 1], MPI_STATUS_IGNORE);
 		}
+		free(wd.last_armed);
 		free(wd.last_done);
 		free(wd.rbuf);
 		free(wd.rreq);

@@ -11,12 +11,13 @@
  * job. Every rank runs one thread that
  *  - ends the run when the armed measurement passes its deadline: rank 0
  *    writes a "timeout" record (what, deadline, the ranks and hosts that had
- *    not finished it) and an end record, then calls MPI_Abort;
+ *    not finished it, and those that never started it) and an end record,
+ *    then calls MPI_Abort;
  *  - on SIGINT/SIGTERM writes an "interrupted" end record (rank 0) and aborts.
- * To know who is not done, each rank tells rank 0 when it finishes a
- * measurement (a 4-byte message on a private communicator, received by rank
- * 0's watchdog thread), which needs MPI_THREAD_MULTIPLE; without it the
- * record says the ranks are unknown.
+ * To know who is not done, each rank tells rank 0 when it starts and when it
+ * finishes a measurement (4-byte messages on a private communicator,
+ * received by rank 0's watchdog thread), which needs MPI_THREAD_MULTIPLE;
+ * without it the record says the ranks are unknown.
  */
 
 /* Blocks SIGINT/SIGTERM in the calling thread; call before MPI_Init so every thread inherits it. */
@@ -41,7 +42,7 @@ void watchdog_stop(void);
 /*
  * Fault injection for tests: when CCPROBE_FAULT is "hang:RANK[:BYTES]", the
  * rank RANK never returns from this call for a measurement of at least BYTES
- * (default 0) bytes, as a hung GPU or NIC would. Does nothing otherwise.
+ * (default 0) bytes, as a hung GPU or host would. Does nothing otherwise.
  */
 void watchdog_fault_point(int rank, size_t bytes);
 

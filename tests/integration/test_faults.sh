@@ -20,11 +20,14 @@ t_check "hung rank: measurements before the hang are intact" \
 t_check "hung rank: timeout record names the measurement, deadline and ranks" \
 	jq -e -s '[.[] | select(.type == "timeout")][0] | .collective == "all_reduce" and
 		.bytes == 65536 and .deadline_s == 2 and .ranks_known == true and
-		(.not_done | map(.rank) | index(1)) != null and (.not_done[0].host | length) > 0' "$out"
+		(.not_done | map(.rank) | sort) == [0, 1, 2] and (.not_done[0].host | length) > 0' "$out"
+t_check "hung rank: the rank that never started the measurement is named" \
+	jq -e -s '[.[] | select(.type == "timeout")][0].not_started | map(.rank) == [1]' "$out"
 t_check "hung rank: end record says timeout" \
 	jq -e -s '.[-1].type == "end" and .[-1].status == "timeout"' "$out"
-if grep -q "did not finish within its deadline of 2 s" "$T_TMP/err"; then
-	t_pass "hung rank: stderr names the deadline"
+if grep -q "did not finish within its deadline of 2 s" "$T_TMP/err" &&
+	grep -q "never started: rank 1 on " "$T_TMP/err"; then
+	t_pass "hung rank: stderr names the deadline and the rank that never started"
 else
 	t_fail "hung rank: stderr: $(head -c 300 "$T_TMP/err")"
 fi
