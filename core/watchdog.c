@@ -31,7 +31,6 @@ static struct {
 	/* rank 0: last measurement each rank started and finished; posted receives */
 	int *last_armed, *last_done, *rbuf;
 	MPI_Request *rreq;
-	int final_seq;
 	/* other ranks: ring of sends (2 seq when starting, 2 seq + 1 when done) */
 	int sbuf[WD_RING];
 	MPI_Request sreq[WD_RING];
