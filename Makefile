@@ -52,6 +52,11 @@ FEATURES := features: mpi=yes cuda=$(have_cuda) nccl=$(have_nccl) verbs=$(have_v
 
 LIB_SRC  := $(wildcard core/*.c bench/*.c probes/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
+# ccreport links no MPI, CUDA, NCCL or verbs: plain cc, jansson and inih only
+RCC      ?= cc
+RLDLIBS  := -ljansson -linih -lm
+RPT_SRC  := $(filter-out report/main.c,$(wildcard report/*.c))
+RPT_OBJ  := $(RPT_SRC:%.c=$(B)/robj/%.o)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
@@ -59,13 +64,13 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/%)
 FUZZ_SECONDS ?= 60
 
 .PHONY: all check demo install clean deps features bench fuzz
-all: features $(B)/ccprobe
+all: features $(B)/ccprobe $(B)/ccreport
 
 features:
 	@echo "$(FEATURES)"
 
 # rebuild everything when the feature set or the list of sources changes
-STAMP := $(FEATURES) $(CPPFLAGS) $(sort $(LIB_SRC))
+STAMP := $(FEATURES) $(CPPFLAGS) $(sort $(LIB_SRC) $(RPT_SRC))
 $(B)/features.txt: FORCE
 	@mkdir -p $(B)
 	@echo "$(STAMP)" | cmp -s - $@ || echo "$(STAMP)" > $@
@@ -80,6 +85,25 @@ $(B)/libccprobe.a: $(LIB_OBJ) $(B)/features.txt
 
 $(B)/ccprobe: $(B)/obj/ccprobe.o $(B)/libccprobe.a
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/robj/%.o: %.c $(B)/features.txt
+	@mkdir -p $(dir $@)
+	$(RCC) -D_GNU_SOURCE $(CFLAGS) -c -o $@ $<
+
+$(B)/libccreport.a: $(RPT_OBJ) $(B)/features.txt
+	rm -f $@ && ar rcs $@ $(RPT_OBJ)
+
+$(B)/ccreport: $(B)/robj/report/main.o $(B)/libccreport.a
+	$(RCC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(RLDLIBS)
+
+# unit tests and fuzz targets named *_report_* test ccreport and link without MPI
+$(B)/tests/test_report_%: tests/unit/test_report_%.c $(B)/libccreport.a $(B)/features.txt
+	@mkdir -p $(dir $@)
+	$(RCC) -D_GNU_SOURCE $(CFLAGS) -o $@ $< $(B)/libccreport.a -lcmocka $(RLDLIBS)
+
+$(B)/tests/fuzz_report_%: tests/fuzz/fuzz_report_%.c tests/fuzz/driver.c $(B)/libccreport.a $(B)/features.txt
+	@mkdir -p $(dir $@)
+	$(RCC) -D_GNU_SOURCE $(CFLAGS) -o $@ $< tests/fuzz/driver.c $(B)/libccreport.a $(RLDLIBS)
 
 $(B)/tests/%: tests/unit/%.c $(B)/libccprobe.a $(B)/features.txt
 	@mkdir -p $(dir $@)
@@ -121,13 +145,14 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ccdiag/scripts \
 		$(DESTDIR)$(PREFIX)/share/doc/ccdiag
 	install -m 755 $(B)/ccprobe $(DESTDIR)$(PREFIX)/bin/ccprobe
+	install -m 755 $(B)/ccreport $(DESTDIR)$(PREFIX)/bin/ccreport
 	install -m 755 scripts/emucluster $(DESTDIR)$(PREFIX)/share/ccdiag/scripts/
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/ccdiag/
 
 clean:
 	rm -rf $(B)
 
--include $(LIB_OBJ:.o=.d) $(B)/obj/ccprobe.d
+-include $(LIB_OBJ:.o=.d) $(RPT_OBJ:.o=.d) $(B)/obj/ccprobe.d $(B)/robj/report/main.d
 
 $(B)/bare_allreduce: tests/bench/bare_allreduce.c
 	@mkdir -p $(B)

@@ -13,6 +13,11 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 SWEEP=(-b 8 -e 1M -n 5 -r 5 -w 2)
 degraded=""
 
+# the emulated cluster's namespace names are global: wait for a test run using it
+if [ "$(id -u)" -eq 0 ] && command -v flock >/dev/null; then
+	exec 9>/run/lock/ccdiag-emucluster.lock
+	flock -w 1800 9 || echo "demo: another emulated cluster is still up after 30 min" >&2
+fi
 if [ "$(id -u)" -eq 0 ] && scripts/emucluster up 4 --rate 1gbit --degrade node2=100mbit; then
 	trap 'scripts/emucluster down' EXIT
 	degraded=", as expected with node2 degraded"

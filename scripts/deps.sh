@@ -5,7 +5,7 @@
 set -eu
 
 PACKAGES="gcc make pkg-config openmpi-bin libopenmpi-dev libjansson-dev libcmocka-dev
-jq iproute2 util-linux iputils-ping gnuplot-nox libibverbs-dev librdmacm-dev"
+jq iproute2 util-linux iputils-ping gnuplot-nox libibverbs-dev librdmacm-dev libinih-dev"
 
 missing=""
 for p in $PACKAGES; do

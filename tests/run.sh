@@ -55,9 +55,16 @@ for t in build/tests/test_*; do
 	[ -x "$t" ] || continue
 	run_suite unit "$(basename "$t")" "$t"
 done
+# Suites that build the emulated cluster take a host-wide lock: its namespace
+# names are global, so two test runs (or a test and make demo) must not overlap.
+EMU_LOCK=/run/lock/ccdiag-emucluster.lock
 for t in tests/integration/test_*.sh; do
 	[ -f "$t" ] || continue
-	run_suite integration "$(basename "$t" .sh)" bash "$t"
+	if grep -q 'emucluster' "$t" && command -v flock >/dev/null && [ -w /run/lock ]; then
+		run_suite integration "$(basename "$t" .sh)" flock -w 1800 "$EMU_LOCK" bash "$t"
+	else
+		run_suite integration "$(basename "$t" .sh)" bash "$t"
+	fi
 done
 
 [ ${#bad_suites[@]} -eq 0 ] || echo "failing suites: ${bad_suites[*]} (logs in $log_dir)"

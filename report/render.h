@@ -1,0 +1,25 @@
+#ifndef CCDIAG_RENDER_H
+#define CCDIAG_RENDER_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/*
+ * The renderers of ccreport. They read only the summary document (the
+ * contents of summary.json, docs/report.md), never the results files, so
+ * every output says exactly what summary.json says.
+ */
+struct render_opts {
+	const char *outdir;      /* existing folder the files are written into */
+	int charts;              /* 1: draw charts with gnuplot when it is installed; 0: tables only */
+	const char *gnuplot;     /* gnuplot command; NULL = "gnuplot" from PATH */
+};
+
+/*
+ * Writes report.md, index.html and junit.xml into o->outdir (charts drawn by
+ * gnuplot inline in index.html, as separate .svg files for report.md).
+ * Returns 0, or -1 with a one-line message in err.
+ */
+int render_all(const json_t *summary, const struct render_opts *o, char *err, size_t len);
+
+#endif
