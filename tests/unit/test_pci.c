@@ -1,0 +1,120 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../../core/pci.h"
+
+#define ROOT "tests/fixtures/sysfs"
+
+static void test_rate_arithmetic(void **state)
+{
+	(void)state;
+	/* Gen1 x1: 2.5 GT/s * 8/10 / 8 bits = 0.25 GB/s */
+	assert_float_equal(pci_rate_GBps(1, 1), 0.25, 1e-12);
+	/* Gen2 x4: 5 * 0.8 * 4 / 8 = 2.0 */
+	assert_float_equal(pci_rate_GBps(2, 4), 2.0, 1e-12);
+	/* Gen3 x16: 8 * 128/130 * 16 / 8 = 15.754 */
+	assert_float_equal(pci_rate_GBps(3, 16), 15.753846153846154, 1e-9);
+	/* Gen4 x16: 31.508; Gen5 x16: 63.015 (the "~63" of the reference) */
+	assert_float_equal(pci_rate_GBps(4, 16), 31.50769230769231, 1e-9);
+	assert_float_equal(pci_rate_GBps(5, 16), 63.01538461538462, 1e-9);
+	/* Gen6 x16: 64 * 236/256 * 16 / 8 = 118.0 */
+	assert_float_equal(pci_rate_GBps(6, 16), 118.0, 1e-9);
+	assert_float_equal(pci_rate_GBps(0, 16), 0, 0);
+	assert_float_equal(pci_rate_GBps(7, 16), 0, 0);
+	assert_float_equal(pci_rate_GBps(5, 0), 0, 0);
+}
+
+static void test_gen_of_gts(void **state)
+{
+	(void)state;
+	assert_int_equal(pci_gen_of_gts(2.5), 1);
+	assert_int_equal(pci_gen_of_gts(5), 2);
+	assert_int_equal(pci_gen_of_gts(8), 3);
+	assert_int_equal(pci_gen_of_gts(16), 4);
+	assert_int_equal(pci_gen_of_gts(32), 5);
+	assert_int_equal(pci_gen_of_gts(64), 6);
+	assert_int_equal(pci_gen_of_gts(0), 0);
+	assert_int_equal(pci_gen_of_gts(10), 0);
+}
+
+static void expect(const char *bdf, int cg, int cw, int mg, int mw, int numa)
+{
+	struct pci_link l;
+
+	assert_int_equal(pci_read_link(ROOT, bdf, &l), 0);
+	assert_string_equal(l.bdf, bdf);
+	assert_int_equal(l.cur_gen, cg);
+	assert_int_equal(l.cur_width, cw);
+	assert_int_equal(l.max_gen, mg);
+	assert_int_equal(l.max_width, mw);
+	assert_int_equal(l.numa_node, numa);
+	assert_float_equal(l.cur_GBps, pci_rate_GBps(cg, cw), 1e-12);
+	assert_float_equal(l.max_GBps, pci_rate_GBps(mg, mw), 1e-12);
+}
+
+static void test_sysfs_generations(void **state)
+{
+	(void)state;
+	expect("0000:01:00.0", 1, 1, 1, 1, -1);   /* "2.5 GT/s" */
+	expect("0000:02:00.0", 2, 4, 2, 4, 0);    /* "5 GT/s" */
+	expect("0000:03:00.0", 3, 16, 3, 16, 0);  /* old kernels: "8 GT/s" */
+	expect("0000:04:00.0", 4, 16, 4, 16, 1);  /* new kernels: "16.0 GT/s PCIe" */
+	expect("0000:19:00.0", 5, 16, 5, 16, 0);
+	expect("0000:2a:00.0", 6, 16, 6, 16, 3);
+}
+
+static void test_sysfs_downtrained(void **state)
+{
+	struct pci_link l;
+	json_t *j;
+	(void)state;
+	/* Gen5 x16 card trained at x8: half the rate, and flagged */
+	expect("0000:1a:00.0", 5, 8, 5, 16, 0);
+	assert_int_equal(pci_read_link(ROOT, "0000:1a:00.0", &l), 0);
+	assert_float_equal(l.cur_GBps * 2, l.max_GBps, 1e-9);
+	j = pci_link_json(&l);
+	assert_true(json_is_true(json_object_get(j, "downtrained")));
+	json_decref(j);
+	/* Gen5 card at Gen4 speed, full width */
+	expect("0000:1b:00.0", 4, 16, 5, 16, 1);
+	/* a healthy one is not flagged */
+	assert_int_equal(pci_read_link(ROOT, "0000:19:00.0", &l), 0);
+	j = pci_link_json(&l);
+	assert_true(json_is_false(json_object_get(j, "downtrained")));
+	json_decref(j);
+}
+
+static void test_sysfs_unknown_and_missing(void **state)
+{
+	struct pci_link l;
+	json_t *j;
+	(void)state;
+	/* link down: "Unknown" speed, width 0 */
+	expect("0000:3c:00.0", 0, 0, 5, 16, 0);
+	/* only numa_node present */
+	expect("0000:4d:00.0", 0, 0, 0, 0, 0);
+	assert_int_equal(pci_read_link(ROOT, "0000:4d:00.0", &l), 0);
+	j = pci_link_json(&l);
+	assert_true(json_is_null(json_object_get(j, "downtrained")));
+	assert_true(json_is_null(json_object_get(json_object_get(j, "current"), "GBps")));
+	json_decref(j);
+	/* no such device */
+	assert_int_equal(pci_read_link(ROOT, "0000:ff:00.0", &l), -1);
+	assert_int_equal(l.numa_node, -1);
+	assert_int_equal(l.cur_gen, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rate_arithmetic),
+		cmocka_unit_test(test_gen_of_gts),
+		cmocka_unit_test(test_sysfs_generations),
+		cmocka_unit_test(test_sysfs_downtrained),
+		cmocka_unit_test(test_sysfs_unknown_and_missing),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
