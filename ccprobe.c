@@ -4,6 +4,7 @@
  */
 #include "bench/backend.h"
 #include "bench/coll.h"
+#include "bench/scale.h"
 #include "bench/sweep.h"
 #include "core/log.h"
 #include "core/mpictx.h"
@@ -264,13 +265,26 @@ int main(int argc, char **argv)
 			all_colls[o.nnames++] = (char *)colls[i]->name;
 		o.names = all_colls;
 	}
+	if (o.scale) {
+		/* --scale: every collective named, per node count, before the probes */
+		const struct coll *list[16];
+		int n = 0;
+
+		for (int i = 0; i < o.nnames && n < 16; i++)
+			if (coll_find(o.names[i]))
+				list[n++] = coll_find(o.names[i]);
+		if (n)
+			rc = scale_run(&run, list, n, be);
+	}
 	for (int i = 0; i < o.nnames; i++) {
 		const char *name = o.names[i];
 		const struct coll *coll = coll_find(name);
 		const struct probe *probe = probe_find(name);
 		int r;
 
-		if (coll) {
+		if (coll && o.scale) {
+			continue;
+		} else if (coll) {
 			r = run_collective(&run, coll, be, &be_state);
 		} else if (probe->missing) {
 			snprintf(err, sizeof(err), "not built: %s", probe->missing);
