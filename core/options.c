@@ -212,7 +212,12 @@ int options_parse(struct cc_options *o, int argc, char **argv,
 			rc = fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
 			break;
 		case '?':
-			if (optopt)
+			/* a long flag given a value ("--quiet=1") sets optopt to its code */
+			if (optopt && !strncmp(argv[optind - 1], "--", 2) &&
+			    strchr(argv[optind - 1], '='))
+				rc = fail(err, errlen, "option '%.*s' takes no value",
+					  (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
+			else if (optopt)
 				rc = fail(err, errlen, "unknown option '-%c'", optopt);
 			else
 				rc = fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
