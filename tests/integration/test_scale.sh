@@ -47,7 +47,8 @@ mpirun --oversubscribe -np 4 "$P" --scale "${FAST[@]}" -o "$out" all_reduce all_
 rc=$?
 t_check "4 local ranks: exit 0 (rc=$rc)" [ "$rc" -eq 0 ]
 check_run "$out" "4 local ranks" '[1]' 4 all_reduce all_gather
-t_check "4 local ranks: ends complete" jq -e -s '.[-1].status == "complete"' "$out"
+t_check "4 local ranks: ends complete; the header says --scale" \
+	jq -e -s '.[-1].status == "complete" and .[0].options.scale == true' "$out"
 
 # without --scale nothing changes: no scale field, no fit records
 out=$T_TMP/plain.jsonl
