@@ -263,8 +263,8 @@ static void max_counts(const struct cc_options *o, const struct coll *coll,
 }
 
 /* Sizes of the sweep that hold a whole element per rank, i.e. the points it runs. */
-static size_t nsizes_run(const struct cc_options *o, const struct coll *coll,
-			 const size_t *sizes, size_t nsizes, size_t elt, int n)
+static size_t nsizes_run(const struct coll *coll, const size_t *sizes, size_t nsizes,
+			 size_t elt, int n)
 {
 	size_t k = 0;
 
@@ -274,7 +274,6 @@ static size_t nsizes_run(const struct cc_options *o, const struct coll *coll,
 		coll->counts(sizes[i], elt, n, &c);
 		k += c.param != 0;
 	}
-	(void)o;
 	return k;
 }
 
@@ -412,9 +411,8 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 		       coll->reduces ? redop_name(op) : "none", best_bus,
 		       size_format(best_size, sz, sizeof(sz)));
 	}
-	/* the Hockney fit of a whole series: under --scale, one per node count */
-	if (mpi->rank == 0 && o->scale && rc != CC_EXIT_RUNTIME && nfit == nsizes_run(o, coll,
-	    sizes, nsizes, elt, mpi->size))
+	/* the Hockney fit of a whole series (none when it broke off): under --scale */
+	if (mpi->rank == 0 && o->scale && nfit == nsizes_run(coll, sizes, nsizes, elt, mpi->size))
 		report_fit(run, coll, be, t, op, fx, ft, nfit);
 	if (mpi->rank == 0 && !o->quiet && best_size) {
 		printf("#\n");
