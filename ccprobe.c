@@ -4,6 +4,7 @@
  */
 #include "bench/backend.h"
 #include "bench/coll.h"
+#include "bench/scale.h"
 #include "bench/sweep.h"
 #include "core/log.h"
 #include "core/mpictx.h"
@@ -152,12 +153,13 @@ static json_t *header_record(const struct cc_options *o, const struct mpictx *mp
 						       "cuda", FEATURE_CUDA, "nccl", FEATURE_NCCL,
 						       "verbs", FEATURE_VERBS));
 	json_object_set_new(rec, "options", json_pack(
-		"{s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:f, s:s, s:s, s:s, s:i}",
+		"{s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:f, s:s, s:s, s:s, s:i, s:b}",
 		"min_bytes", (json_int_t)o->min_bytes, "max_bytes", (json_int_t)o->max_bytes,
 		"step_factor", (json_int_t)o->factor, "step_bytes", (json_int_t)o->step,
 		"iters", o->iters, "warmup", o->warmup, "reps", o->reps,
 		"check_iters", o->check_iters, "timeout_s", o->timeout_s,
-		"backend", o->backend, "dtypes", o->dtypes, "ops", o->ops, "root", o->root));
+		"backend", o->backend, "dtypes", o->dtypes, "ops", o->ops, "root", o->root,
+		"scale", o->scale));
 	return rec;
 }
 
@@ -264,13 +266,26 @@ int main(int argc, char **argv)
 			all_colls[o.nnames++] = (char *)colls[i]->name;
 		o.names = all_colls;
 	}
+	if (o.scale) {
+		/* --scale: every collective named, per node count, before the probes */
+		const struct coll *list[16];
+		int n = 0;
+
+		for (int i = 0; i < o.nnames && n < 16; i++)
+			if (coll_find(o.names[i]))
+				list[n++] = coll_find(o.names[i]);
+		if (n)
+			rc = scale_run(&run, list, n, be);
+	}
 	for (int i = 0; i < o.nnames; i++) {
 		const char *name = o.names[i];
 		const struct coll *coll = coll_find(name);
 		const struct probe *probe = probe_find(name);
 		int r;
 
-		if (coll) {
+		if (coll && o.scale) {
+			continue;
+		} else if (coll) {
 			r = run_collective(&run, coll, be, &be_state);
 		} else if (probe->missing) {
 			snprintf(err, sizeof(err), "not built: %s", probe->missing);

@@ -10,6 +10,7 @@
  * (min, median, p99...) is over the repetitions.
  */
 #include "sweep.h"
+#include "fit.h"
 #include "../core/log.h"
 #include "../core/size.h"
 #include "../core/stats.h"
@@ -230,8 +231,11 @@ static void report(struct cc_run *run, const struct coll *coll, const struct bac
 	json_object_set_new(rec, "busbw_GBps", json_real(algbw * factor));
 	json_object_set_new(rec, "busbw_factor", json_real(factor));
 	json_object_set_new(rec, "wrong", json_integer((json_int_t)p->wrong));
-	json_object_set_new(rec, "slowest", json_pack("{s:i, s:s}", "rank", p->slowest_rank,
+	json_object_set_new(rec, "slowest", json_pack("{s:i, s:s}", "rank",
+			mpictx_world_rank(mpi, p->slowest_rank),
 			"host", mpi->hosts[mpi->rank_node[p->slowest_rank]]));
+	if (o->scale)
+		json_object_set_new(rec, "scale", json_true());
 	run_record(run, "measurement", rec);
 	if (p->wrong) {
 		log_error("%s %s %s %zu B: %llu wrong elements", coll->name, dtype_name(a->dtype),
@@ -258,6 +262,71 @@ static void max_counts(const struct cc_options *o, const struct coll *coll,
 	(void)o;
 }
 
+/* Sizes of the sweep that hold a whole element per rank, i.e. the points it runs. */
+static size_t nsizes_run(const struct coll *coll, const size_t *sizes, size_t nsizes,
+			 size_t elt, int n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < nsizes; i++) {
+		struct coll_counts c;
+
+		coll->counts(sizes[i], elt, n, &c);
+		k += c.param != 0;
+	}
+	return k;
+}
+
+/*
+ * Rank 0: the Hockney fit of one series (bench/fit.h) as a measurement of
+ * kind "fit"; alpha and beta are null when the fit is refused.
+ */
+static void report_fit(struct cc_run *run, const struct coll *coll, const struct backend *be,
+		       enum cc_dtype t, enum cc_redop op, const double *x, const double *tm,
+		       size_t n)
+{
+	const struct mpictx *mpi = run->mpi;
+	double factor = coll->bus_factor(mpi->size);
+	struct fit_result f;
+	json_t *rec;
+
+	fit_hockney(x, tm, n, &f);
+	rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:b}",
+			"kind", "fit", "model", "hockney", "name", coll->name,
+			"backend", be->name, "memory", be->memory, "dtype", dtype_name(t),
+			"op", coll->reduces ? redop_name(op) : "none", "ranks", mpi->size,
+			"nodes", mpi->nnodes, "scale", run->opt->scale);
+	json_object_set_new(rec, "n", json_integer((json_int_t)f.n));
+	json_object_set_new(rec, "min_bytes", json_integer(n ? (json_int_t)x[0] : 0));
+	json_object_set_new(rec, "max_bytes", json_integer(n ? (json_int_t)x[n - 1] : 0));
+	json_object_set_new(rec, "busbw_factor", json_real(factor));
+	if (f.ok) {
+		json_object_set_new(rec, "alpha_us", json_real(f.alpha_s * 1e6));
+		json_object_set_new(rec, "beta_GBps", json_real(f.beta_Bps / 1e9));
+		json_object_set_new(rec, "beta_busbw_GBps", json_real(f.beta_Bps / 1e9 * factor));
+		json_object_set_new(rec, "r2", json_real(f.r2));
+		json_object_set_new(rec, "rel_rms", json_real(f.rel_rms));
+		json_object_set_new(rec, "max_rel", json_real(f.max_rel));
+	} else {
+		json_object_set_new(rec, "alpha_us", json_null());
+		json_object_set_new(rec, "beta_GBps", json_null());
+		json_object_set_new(rec, "reason", json_string(f.why));
+	}
+	run_record(run, "measurement", rec);
+	if (run->opt->quiet)
+		return;
+	if (f.ok)
+		printf("# %s %s %s on %d node(s): Hockney fit alpha %.2f us, beta %.4f GB/s "
+		       "(busbw %.4f GB/s), relative RMS residual %.1f%% over %zu sizes\n",
+		       coll->name, dtype_name(t), coll->reduces ? redop_name(op) : "none",
+		       mpi->nnodes, f.alpha_s * 1e6, f.beta_Bps / 1e9, f.beta_Bps / 1e9 * factor,
+		       100 * f.rel_rms, f.n);
+	else
+		printf("# %s %s %s on %d node(s): no Hockney fit: %s\n", coll->name, dtype_name(t),
+		       coll->reduces ? redop_name(op) : "none", mpi->nnodes, f.why);
+	fflush(stdout);
+}
+
 static int sweep_type_op(struct cc_run *run, const struct coll *coll, const struct backend *be,
 			 enum cc_dtype t, enum cc_redop op, const size_t *sizes, size_t nsizes)
 {
@@ -269,6 +338,8 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 	int rc = CC_EXIT_OK, ok, allok;
 	double best_bus = 0.0;
 	size_t best_size = 0;
+	double fx[SWEEP_MAX_SIZES], ft[SWEEP_MAX_SIZES];  /* rank 0: bytes, median s */
+	size_t nfit = 0;
 
 	max_counts(o, coll, sizes, nsizes, elt, mpi->size, &send_bytes, &recv_bytes);
 	ok = bufs_alloc(be, &b, send_bytes, recv_bytes) == 0;
@@ -298,7 +369,7 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 		a.count = p.c.param;
 		snprintf(what, sizeof(what), "%s %s %s %zu B", coll->name, dtype_name(t),
 			 coll->reduces ? redop_name(op) : "none", p.c.bytes);
-		watchdog_fault_point(mpi->rank, p.c.bytes);
+		watchdog_fault_point(mpictx_world_rank(mpi, mpi->rank), p.c.bytes);
 		watchdog_arm(what, json_pack("{s:s, s:s, s:s, s:s, s:I}", "kind", "collective",
 					     "collective", coll->name, "dtype", dtype_name(t),
 					     "op", coll->reduces ? redop_name(op) : "none",
@@ -322,6 +393,8 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 			double bus;
 
 			report(run, coll, be, &a, &p);
+			fx[nfit] = (double)p.c.bytes;
+			ft[nfit++] = p.st.median;
 			bus = (double)p.c.bytes / p.st.median / 1e9 * coll->bus_factor(mpi->size);
 			if (bus > best_bus) {
 				best_bus = bus;
@@ -334,9 +407,15 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 	if (mpi->rank == 0 && !o->quiet && best_size) {
 		char sz[32];
 
-		printf("# %s %s %s: peak busbw %.3f GB/s at %s B\n#\n", coll->name, dtype_name(t),
+		printf("# %s %s %s: peak busbw %.3f GB/s at %s B\n", coll->name, dtype_name(t),
 		       coll->reduces ? redop_name(op) : "none", best_bus,
 		       size_format(best_size, sz, sizeof(sz)));
+	}
+	/* the Hockney fit of a whole series (none when it broke off): under --scale */
+	if (mpi->rank == 0 && o->scale && nfit == nsizes_run(coll, sizes, nsizes, elt, mpi->size))
+		report_fit(run, coll, be, t, op, fx, ft, nfit);
+	if (mpi->rank == 0 && !o->quiet && best_size) {
+		printf("#\n");
 		fflush(stdout);
 	}
 out:

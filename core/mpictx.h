@@ -16,11 +16,18 @@ struct mpictx {
 	int *rank_node;          /* [size] node index of each rank */
 	int *node_leader;        /* [nnodes] lowest world rank on each node */
 	int *node_ranks;         /* [nnodes] number of ranks on each node */
+	int *world_ranks;        /* [size] world rank of each rank; NULL: the same (the world) */
 	MPI_Comm world;          /* duplicate of MPI_COMM_WORLD for measurements */
 	MPI_Comm local;          /* ranks of this host (MPI_Comm_split_type SHARED) */
 	MPI_Comm leaders;        /* local rank 0 of each host, by node; MPI_COMM_NULL elsewhere */
 	char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];
 };
+
+/* The MPI_COMM_WORLD rank of rank r of ctx (ctx may be a sub-context, bench/scale.h). */
+static inline int mpictx_world_rank(const struct mpictx *ctx, int r)
+{
+	return ctx->world_ranks ? ctx->world_ranks[r] : r;
+}
 
 /*
  * Initialises MPI (asking for MPI_THREAD_MULTIPLE, which the watchdog uses)

@@ -110,6 +110,7 @@ static const struct option base_longopts[] = {
 	{ "op", required_argument, NULL, 'O' },
 	{ "root", required_argument, NULL, 'R' },
 	{ "timeout", required_argument, NULL, 'T' },
+	{ "scale", no_argument, NULL, 'S' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "list", no_argument, NULL, 'L' },
@@ -201,6 +202,7 @@ int options_parse(struct cc_options *o, int argc, char **argv,
 			if (parse_double(optarg, 0.0, 1e7, &o->timeout_s))
 				rc = fail(err, errlen, "invalid timeout '%s' for --timeout (seconds, 0 = none)", optarg);
 			break;
+		case 'S': o->scale = 1; break;
 		case 'v': o->verbose++; break;
 		case 'q': o->quiet = 1; break;
 		case 'L': o->list = 1; break;
@@ -210,7 +212,12 @@ int options_parse(struct cc_options *o, int argc, char **argv,
 			rc = fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
 			break;
 		case '?':
-			if (optopt)
+			/* a long flag given a value ("--quiet=1") sets optopt to its code */
+			if (optopt && !strncmp(argv[optind - 1], "--", 2) &&
+			    strchr(argv[optind - 1], '='))
+				rc = fail(err, errlen, "option '%.*s' takes no value",
+					  (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
+			else if (optopt)
 				rc = fail(err, errlen, "unknown option '-%c'", optopt);
 			else
 				rc = fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
@@ -256,6 +263,9 @@ void options_usage(FILE *f, const struct cc_param *const *params)
 		"  -d, --datatype LIST     float, double, int32, comma separated [float]\n"
 		"      --op LIST           sum, prod, min, max, comma separated [sum]\n"
 		"      --root N            root rank of broadcast [0]\n"
+		"      --scale             run the collectives on the first 1, 2, 4 ... nodes and on\n"
+		"                          all N (every rank of each), one backend start per node\n"
+		"                          count; records carry nodes, plus a Hockney fit per series\n"
 		"Run:\n"
 		"  -o, --output FILE       results file, JSON Lines [ccprobe-results.jsonl]\n"
 		"  -t, --timeout SEC       deadline of one measurement; 0 disables [300]\n"

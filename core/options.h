@@ -42,6 +42,7 @@ struct cc_options {
 	const char *dtypes;      /* -d: comma list */
 	const char *ops;         /* --op: comma list */
 	int root;                /* --root: broadcast root */
+	int scale;               /* --scale: sweep on 1, 2, 4 ... N nodes */
 	int verbose;             /* -v, repeatable */
 	int quiet;               /* -q: no table on stdout */
 	int list, help, version; /* actions */

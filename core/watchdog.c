@@ -30,6 +30,7 @@ static struct {
 	json_t *detail;
 	/* rank 0: last measurement each rank started and finished; posted receives */
 	int *last_armed, *last_done, *rbuf;
+	char *member;            /* [size] takes part in the current measurements */
 	MPI_Request *rreq;
 	/* other ranks: ring of sends (2 seq when starting, 2 seq + 1 when done) */
 	int sbuf[WD_RING];
@@ -85,7 +86,7 @@ static void fire_timeout(void)
 	for (int r = 0; wd.tracking && r < wd.mpi->size; r++) {
 		json_t *who;
 
-		if (wd.last_done[r] >= wd.seq)
+		if (!wd.member[r] || wd.last_done[r] >= wd.seq)
 			continue;
 		who = json_pack("{s:i, s:s}", "rank", r, "host", wd.mpi->hosts[wd.mpi->rank_node[r]]);
 		if (wd.last_armed[r] < wd.seq)
@@ -199,8 +200,10 @@ int watchdog_start(struct mpictx *mpi, struct results *res, double timeout_s, do
 		wd.last_done = calloc((size_t)n, sizeof(int));
 		wd.rbuf = calloc((size_t)n, sizeof(int));
 		wd.rreq = calloc((size_t)n, sizeof(MPI_Request));
-		if (!wd.last_armed || !wd.last_done || !wd.rbuf || !wd.rreq)
+		wd.member = malloc((size_t)n);
+		if (!wd.last_armed || !wd.last_done || !wd.rbuf || !wd.rreq || !wd.member)
 			return -1;
+		memset(wd.member, 1, (size_t)n);
 		for (int r = 1; r < n; r++)
 			MPI_Irecv(&wd.rbuf[r], 1, MPI_INT, r, 0, wd.comm, &wd.rreq[r - 1]);
 	}
@@ -252,6 +255,34 @@ void watchdog_disarm(void)
 		report_progress(2 * wd.seq + 1);
 }
 
+void watchdog_members(const char *member)
+{
+	int seq, top;
+
+	if (!wd.running)
+		return;
+	/*
+	 * Ranks left out arm nothing, so their sequence falls behind: agree on
+	 * the highest. Every rank that reached this call has disarmed all it
+	 * armed, so every rank is done up to that number; set it so the ranks
+	 * left out later never count as not done for what they skipped.
+	 */
+	pthread_mutex_lock(&wd.lock);
+	seq = wd.seq;
+	pthread_mutex_unlock(&wd.lock);
+	MPI_Allreduce(&seq, &top, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+	pthread_mutex_lock(&wd.lock);
+	wd.seq = top;
+	for (int r = 0; wd.tracking && wd.mpi->rank == 0 && r < wd.mpi->size; r++) {
+		wd.member[r] = member ? member[r] != 0 : 1;
+		if (wd.last_armed[r] < top)
+			wd.last_armed[r] = top;
+		if (wd.last_done[r] < top)
+			wd.last_done[r] = top;
+	}
+	pthread_mutex_unlock(&wd.lock);
+}
+
 void watchdog_stop(void)
 {
 	if (!wd.running)
@@ -268,7 +299,7 @@ void watchdog_stop(void)
 			poll_done();
 			all = 1;
 			for (int r = 1; r < wd.mpi->size; r++)
-				all &= wd.last_done[r] >= wd.seq;
+				all &= !wd.member[r] || wd.last_done[r] >= wd.seq;
 			pthread_mutex_unlock(&wd.lock);
 			if (!all)
 				usleep(1000);
@@ -288,6 +319,7 @@ void watchdog_stop(void)
 		free(wd.last_done);
 		free(wd.rbuf);
 		free(wd.rreq);
+		free(wd.member);
 	}
 	json_decref(wd.detail);
 	wd.detail = NULL;

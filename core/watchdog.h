@@ -36,6 +36,17 @@ void watchdog_arm(const char *what, json_t *detail);
 /* This rank finished the armed measurement. */
 void watchdog_disarm(void);
 
+/*
+ * Says which world ranks take part in the measurements that follow (member
+ * is [world size], non-zero = takes part; NULL = all), for --scale, where
+ * the ranks of the nodes left out wait at a barrier: a timeout then names
+ * only members as not done, never a rank that was not asked to run.
+ * Collective over MPI_COMM_WORLD; call between measurements, on every rank,
+ * with the same member array. Ranks not taking part arm nothing until the
+ * next call.
+ */
+void watchdog_members(const char *member);
+
 /* Stops the thread. Collective; call before MPI_Finalize. */
 void watchdog_stop(void);
 

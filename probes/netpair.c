@@ -12,6 +12,7 @@
  * runs the diagnosis, which may ask for a second pass of retests.
  */
 #include "netpair.h"
+#include "linkrate.h"
 #include "probe.h"
 #include "schedule.h"
 #include "../core/log.h"
@@ -614,6 +615,7 @@ struct np_ctx {
 	int lazy;                /* nap while waiting (oversubscribed cores); see xwait */
 	int cap;                 /* most pairs at once; 0: whole rounds */
 	struct np_diag *diag;    /* rank 0 */
+	double *rate_mbit;       /* rank 0: [nnodes] each node's link rate, Mb/s; 0 = unknown */
 };
 
 /* Waits for req while sleeping, so that idle ranks leave the cores to the measuring ones. */
@@ -973,11 +975,33 @@ static const char *stage_name(int stage)
 static json_t *meas_record(struct np_ctx *c, const char *test, int stage, int round, int src,
 			   int dst, size_t bytes)
 {
-	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:i, s:s, s:s, s:i, s:i, s:I}",
-			 "kind", "probe", "name", "netpair", "test", test,
-			 "pass", stage ? 2 : 1, "stage", stage_name(stage), "round", round,
-			 "src", c->mpi->hosts[src], "dst", c->mpi->hosts[dst],
-			 "src_node", src, "dst_node", dst, "bytes", (json_int_t)bytes);
+	/* the judged element is the link, named lower node first whatever the direction */
+	int a = src < dst ? src : dst, b = src < dst ? dst : src;
+	char element[520];
+	json_t *rec;
+
+	snprintf(element, sizeof(element), "%s-%s", c->mpi->hosts[a], c->mpi->hosts[b]);
+	rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:s, s:s, s:i, s:i, s:I}",
+			"kind", "probe", "name", "netpair", "test", test, "scope", "link",
+			"element", element, "host", c->mpi->hosts[a], "peer", c->mpi->hosts[b],
+			"pass", stage ? 2 : 1, "stage", stage_name(stage), "round", round,
+			"src", c->mpi->hosts[src], "dst", c->mpi->hosts[dst],
+			"src_node", src, "dst_node", dst, "bytes", (json_int_t)bytes);
+	return rec;
+}
+
+/*
+ * The link's theoretical rate (the slower end's NIC), when both ends know
+ * theirs; both ways at once can carry twice it.
+ */
+static void add_rate(struct np_ctx *c, json_t *rec, int a, int b, double GBps, int both_ways)
+{
+	double rate = linkrate_pair_GBps(c->rate_mbit[a], c->rate_mbit[b]) * (both_ways ? 2 : 1);
+
+	if (!(rate > 0))
+		return;
+	json_object_set_new(rec, "rate_GBps", json_real(rate));
+	json_object_set_new(rec, "pct_of_rate", json_real(100.0 * GBps / rate));
 }
 
 static void add_bw(json_t *rec, double GBps, double window, double windows, double time_s)
@@ -1010,12 +1034,15 @@ static void write_pair(struct np_ctx *c, int stage, int round, int a, int b, str
 
 	rec = meas_record(c, "bw_uni", stage, round, a, b, p_bw_size);
 	add_bw(rec, A[R_BW], A[R_WINDOW], A[R_WINDOWS], A[R_TIME]);
+	add_rate(c, rec, a, b, A[R_BW], 0);
 	run_record(c->run, "measurement", rec);
 	rec = meas_record(c, "bw_uni", stage, round, b, a, p_bw_size);
 	add_bw(rec, B[R_BW], B[R_WINDOW], B[R_WINDOWS], B[R_TIME]);
+	add_rate(c, rec, a, b, B[R_BW], 0);
 	run_record(c->run, "measurement", rec);
 	rec = meas_record(c, "bw_bidir", stage, round, a, b, p_bw_size);
 	add_bw(rec, A[R_BIDIR], A[R_BI_WINDOW], A[R_BI_WINDOWS], A[R_BI_TIME]);
+	add_rate(c, rec, a, b, A[R_BIDIR], 1);
 	run_record(c->run, "measurement", rec);
 
 	m->bw_ab = A[R_BW];
@@ -1417,6 +1444,24 @@ static int choose_mode(struct np_ctx *c, int mode[3])
 	return 0;
 }
 
+/*
+ * Every leader finds its node's link rate (probes/linkrate.h); rank 0 keeps
+ * them all. Collective over the leaders.
+ */
+static int gather_rates(struct np_ctx *c)
+{
+	struct link_rate lr;
+
+	linkrate_local(&lr);
+	if (lr.warning[0])
+		log_warn("netpair: %s", lr.warning);
+	if (lr.mbit > 0)
+		log_debug("netpair: link rate %.0f Mb/s (%s)", lr.mbit, lr.source);
+	/* rank 0 leads node 0, so it is rank 0 of the leaders too */
+	return MPI_Gather(&lr.mbit, 1, MPI_DOUBLE, c->rate_mbit, 1, MPI_DOUBLE, 0, c->comm) ==
+	       MPI_SUCCESS ? 0 : -1;
+}
+
 /* Pass 1 on every rank: the tournament, rounds split to c->cap pairs at once. */
 static int run_all_pairs(struct np_ctx *c, struct np_meas *out, int **pairs_out)
 {
@@ -1488,8 +1533,9 @@ static int netpair_run(struct cc_run *run)
 	}
 	if (mpi->rank == 0) {
 		c.all = calloc((size_t)c.nnodes * R_NV, sizeof(double));
+		c.rate_mbit = calloc((size_t)c.nnodes, sizeof(double));
 		m = calloc((size_t)c.nnodes * (c.nnodes - 1) / 2, sizeof(*m));
-		if (!c.all || !m || np_diag_init(&d, c.nnodes, &opt)) {
+		if (!c.all || !c.rate_mbit || !m || np_diag_init(&d, c.nnodes, &opt)) {
 			log_error("netpair: out of memory for %d nodes", c.nnodes);
 			ok = 0;
 		}
@@ -1503,6 +1549,9 @@ static int netpair_run(struct cc_run *run)
 		allok = 0;
 	c.lazy = mode[0];
 	c.cap = mode[1];
+	/* rates unknown on an MPI error: records just lack them */
+	if (allok && c.leader && gather_rates(&c))
+		log_warn("netpair: cannot gather the nodes' link rates");
 	/*
 	 * Both ways at once on nodes that share a kernel is bounded by its CPU,
 	 * not by the links (measured on 2 cores: 0.45-0.6 of twice the rate,
@@ -1576,6 +1625,7 @@ out:
 	free(pairs);
 	free(m);
 	free(c.all);
+	free(c.rate_mbit);
 	free(c.sbuf);
 	free(c.rbuf);
 	free(c.lat);

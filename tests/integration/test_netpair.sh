@@ -85,6 +85,14 @@ if up 4; then
 		"$T_TMP"/healthy[123].jsonl)
 	t_check "every healthy link direction >= 85% of the shaped 1 Gb/s (slowest median $min Gb/s)" \
 		jq -en "$min >= 0.85"
+	t_check "records name the link (scope, element, host, peer); 1gbit links: rate_GBps 0.125" \
+		every "$T_TMP/healthy1.jsonl" 'select(.type == "measurement" and .name == "netpair") |
+			.scope == "link" and .element == "\(.host)-\(.peer)" and .host < .peer and
+			([.src, .dst] | sort) == [.host, .peer] and
+			if .test == "latency" then has("rate_GBps") | not
+			elif .test == "bw_uni" then .rate_GBps == 0.125 and
+				(.pct_of_rate - 100 * .bw_GBps / .rate_GBps | fabs) < 1e-6
+			else .rate_GBps == 0.25 end'
 	n=$(q "$T_TMP/healthy1.jsonl" 'select(.type == "diagnosis")' | wc -l)
 	t_check "diagnosis records: 4 nodes + 6 links + summary ($n)" [ "$n" -eq 11 ]
 	t_check "records carry host names, node indices and both units" \
@@ -148,6 +156,10 @@ if up 4 --degrade node2=100mbit; then
 	f=$T_TMP/degraded4.jsonl
 	probe "$f" 4
 	check_bad "$f" node2 4
+	t_check "links touching node2 (100mbit): rate_GBps 0.0125; the others 0.125" \
+		every "$f" 'select(.type == "measurement" and .test == "bw_uni") |
+			if .host == "node2" or .peer == "node2" then .rate_GBps == 0.0125
+			else .rate_GBps == 0.125 end'
 	t_check "node2's record carries the evidence" \
 		every "$f" 'select(.type == "diagnosis" and .subject == "node" and .host == "node2") |
 			.evidence.links_out_of_tolerance == 3 and (.evidence.retests | length) >= 1 and

@@ -1,0 +1,99 @@
+#ifndef CCDIAG_ESTIMATE_H
+#define CCDIAG_ESTIMATE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/*
+ * The training-time and cost model of ccreport: what the measured collective
+ * bandwidth means for one data-parallel training run. A model, never a
+ * measurement: every input is listed in its output. Formulas, sources and
+ * assumptions in docs/estimate.md. Pure: no I/O.
+ */
+
+enum est_stage { EST_DDP, EST_ZERO1, EST_ZERO2, EST_ZERO3 };
+
+struct est_inputs {
+	double params;             /* model parameters (all of them, e.g. 7e9) */
+	double bytes_per_grad;     /* bytes per gradient element: 2 bf16/fp16, 4 fp32 */
+	int dp_size;               /* data-parallel ranks: GPUs in each gradient sync */
+	int gpus;                  /* GPUs of the job; gpus / dp_size = model-parallel degree */
+	enum est_stage stage;      /* DDP, ZeRO-1, -2, -3 */
+	double tokens_per_step;    /* global batch, tokens */
+	double total_tokens;       /* tokens of the whole run */
+	double peak_tflops;        /* per GPU, dense, in the training dtype: TFLOP/s = 1e12 FLOP/s */
+	double mfu;                /* assumed model FLOPs utilisation, (0, 1] */
+	double price_gpu_hour;     /* price per GPU-hour, any currency; 0 = no cost */
+	double bucket_bytes;       /* gradient bucket: the payload of one collective call */
+	double overlap;            /* fraction of compute time that communication can hide under, [0, 1] */
+	/* measured, by ccprobe */
+	double busbw_GBps;         /* busbw at the bucket payload, at the dp_size scale (GB/s = 1e9 B/s) */
+	double alpha_us;           /* Hockney fit of all_reduce at that scale; NaN = none */
+	double beta_GBps;          /* its beta (bytes of S per second); NaN or <= 0 = none */
+};
+
+struct est_outputs {
+	double k;                  /* payload passes: 2 (DDP, ZeRO-1, -2) or 3 (ZeRO-3) */
+	double grad_bytes;         /* S: gradient bytes each rank syncs per step */
+	double buckets;            /* ceil(S / bucket_bytes) */
+	double sync_s;             /* gradient sync per step from busbw, seconds */
+	double sync_fit_s;         /* the same from the Hockney fit; NaN without one */
+	double compute_s;          /* compute per step */
+	double exposed_s;          /* communication not hidden under compute */
+	double step_s;             /* compute + exposed */
+	double comm_fraction;      /* exposed / step */
+	double steps;              /* total_tokens / tokens_per_step */
+	double days;               /* steps x step / 86400 */
+	double gpu_hours;          /* gpus x steps x step / 3600 */
+	double cost;               /* gpu_hours x price */
+};
+
+/* The stage's name ("ddp", "zero1", "zero2", "zero3") and back (0, or -1 when unknown). */
+const char *est_stage_name(enum est_stage s);
+int est_stage_parse(const char *name, enum est_stage *s);
+
+/*
+ * Checks the inputs and computes the outputs. Returns 0, or -1 with one
+ * line in err naming the input that is out of range.
+ */
+int est_compute(const struct est_inputs *in, struct est_outputs *out, char *err, size_t len);
+
+/*
+ * The summary.json "estimate" object:
+ * {"label": "model, not a measurement", "inputs": {...}, "outputs": {...},
+ *  "formulas": "docs/estimate.md"}, units in every name. NULL on no memory.
+ */
+json_t *est_json(const struct est_inputs *in, const struct est_outputs *out);
+
+/* One point of a scaling curve and what ccreport shows for it. */
+struct scale_point {
+	int nodes;
+	double busbw_GBps;         /* at the large-message plateau */
+};
+
+struct scale_eff {
+	int nodes;
+	double busbw_GBps;
+	double ideal_GBps;         /* the base's busbw (flat: busbw is per link); NaN below the base */
+	double eff_base;           /* busbw / ideal; NaN below the base */
+	double eff_step;           /* busbw / busbw of the previous point; NaN for the base and below */
+};
+
+/*
+ * Efficiency of each node count against ideal scaling. busbw is normalised
+ * per link, so ideal scaling keeps it flat: the ideal line is the base's
+ * busbw, the base being base_nodes, or (0) the smallest node count of at
+ * least 2 (one node measures no network). p must be sorted by nodes.
+ * Fills out[0..n). Returns the base's index, or -1 when there is no usable
+ * base (no point at that node count, or its busbw is not above 0).
+ */
+int est_scaling(const struct scale_point *p, size_t n, int base_nodes, struct scale_eff *out);
+
+/*
+ * e[0..n) as a JSON array of {"nodes", "busbw_GBps", "ideal_GBps",
+ * "eff_base", "eff_step"} (null where NaN), for summary.json's
+ * charts.scaling. NULL on no memory.
+ */
+json_t *est_scaling_json(const struct scale_eff *e, size_t n);
+
+#endif
