@@ -377,7 +377,9 @@ json_t *gpu_emit(struct cc_run *run, json_t *mine)
 	json_t *per_rank, *all, *v;
 	size_t r, i;
 
-	per_rank = gather_json(run->mpi->world, 0, mine ? mine : json_array());
+	if (!mine)
+		mine = json_array();
+	per_rank = gather_json(run->mpi->world, 0, mine);
 	json_decref(mine);
 	if (run->mpi->rank != 0)
 		return NULL;
@@ -393,6 +395,13 @@ json_t *gpu_emit(struct cc_run *run, json_t *mine)
 	}
 	json_decref(per_rank);
 	return all;
+}
+
+int gpu_check_params(char *err, size_t len)
+{
+	int list[GPU_MAX];
+
+	return p_gpus && gpu_parse_list(p_gpus, list, GPU_MAX, err, len) < 0 ? -1 : 0;
 }
 
 int gpu_open_failed(struct cc_run *run, const char *name, int rc, const char *why)
@@ -544,7 +553,7 @@ static json_t *nvml_links(const char *bus)
 	char id[32];
 
 	/* NVML spells the domain with 8 digits */
-	snprintf(id, sizeof(id), "0000%s", bus);
+	snprintf(id, sizeof(id), "%s%s", strchr(bus, ':') - bus == 4 ? "0000" : "", bus);
 	if (nvml_open() || nvml.by_bus(id, &d) != NVML_SUCCESS)
 		return json_null();
 	links = json_array();

@@ -21,11 +21,14 @@
 #include <stdio.h>
 
 #define GPU_MAX 64               /* devices one rank or host can list */
-#define GPU_BUS_LEN 16           /* "0000:17:00.0" and its NUL */
+#define GPU_BUS_LEN 24           /* "0000:17:00.0", or an 8-digit domain, and the NUL */
 #define GPU_GATE_MAX_COPIES 64   /* most copies queued behind a gate (see gpu_time_copies) */
 
 /* --gpus, shared by every GPU probe and the nccl backend (listed by the pcie probe). */
 extern const struct cc_param gpu_params[];
+
+/* Validates --gpus before MPI starts (struct probe's check). Returns 0 or -1 with err. */
+int gpu_check_params(char *err, size_t len);
 
 /* The --gpus value, or NULL when not given. */
 const char *gpu_list_option(void);

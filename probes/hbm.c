@@ -158,6 +158,7 @@ static int hbm_run(struct cc_run *run)
 const struct probe probe_hbm = {
 	.name = "hbm",
 	.summary = "device-memory copy bandwidth per GPU (read + write counted)",
+	.check = gpu_check_params,
 	.run = hbm_run,
 };
 #endif

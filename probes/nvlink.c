@@ -306,6 +306,7 @@ static int nvlink_run(struct cc_run *run)
 const struct probe probe_nvlink = {
 	.name = "nvlink",
 	.summary = "GPU-to-GPU copy bandwidth and latency matrix of each host (P2P)",
+	.check = gpu_check_params,
 	.run = nvlink_run,
 };
 #endif

@@ -272,6 +272,17 @@ static void print_table(struct cc_run *run, json_t *all)
 	fflush(stdout);
 }
 
+/* Writes the records measured so far (collective); rank 0 keeps them in all for the table. */
+static void emit(struct pcie *p, json_t *all)
+{
+	json_t *got = gpu_emit(p->run, p->recs);
+
+	p->recs = json_array();
+	if (got)
+		json_array_extend(all, got);
+	json_decref(got);
+}
+
 /* Ends a phase: every rank learns whether any failed; rank 0 records the first failure. */
 static int phase_ok(struct pcie *p, int failed, const char *phase)
 {
@@ -291,10 +302,11 @@ static int pcie_run(struct cc_run *run)
 	struct pcie p = { .run = run };
 	char why[400], what[64];
 	int rc, maxlocal = 0, failed = 0;
-	json_t *all;
+	json_t *all = json_array();
 
 	rc = gpu_open(run, &p.g, why, sizeof(why));
 	if (rc) {
+		json_decref(all);
 		return gpu_open_failed(run, "pcie", rc, why);
 	}
 	p.recs = json_array();
@@ -302,6 +314,7 @@ static int pcie_run(struct cc_run *run)
 	failed = setup(&p) != 0;
 	if (!phase_ok(&p, failed, "setup")) {
 		teardown(&p);
+		json_decref(all);
 		return CC_EXIT_RUNTIME;
 	}
 	/* one GPU of each host at a time: local ranks take turns */
@@ -314,6 +327,7 @@ static int pcie_run(struct cc_run *run)
 			failed = per_gpu(&p) != 0;
 		MPI_Barrier(mpi->world);
 		watchdog_disarm();
+		emit(&p, all);  /* streamed as each turn ends: nothing measured is lost */
 	}
 	if (phase_ok(&p, failed, "per-GPU copies")) {
 		/* every rank runs both, failed or not, so all meet at the same barriers */
@@ -322,13 +336,12 @@ static int pcie_run(struct cc_run *run)
 			watchdog_arm(what, json_pack("{s:s, s:s}", "kind", "probe", "probe", "pcie"));
 			all_at_once(&p, (enum pcie_test)t, &failed);
 			watchdog_disarm();
+			emit(&p, all);
 		}
 		phase_ok(&p, failed, "all GPUs at once");
 	} else {
 		failed = 1;
 	}
-	all = gpu_emit(run, p.recs);
-	p.recs = NULL;
 	if (mpi->rank == 0 && !run->opt->quiet)
 		print_table(run, all);
 	json_decref(all);
@@ -341,6 +354,7 @@ const struct probe probe_pcie = {
 	.name = "pcie",
 	.summary = "host<->device copy bandwidth per GPU and all GPUs at once, vs the PCIe link rate",
 	.params = gpu_params,
+	.check = gpu_check_params,
 	.run = pcie_run,
 };
 #endif
