@@ -233,18 +233,28 @@ static void nccl_release(void *p)
 	cudaFree(p);
 }
 
+/*
+ * Staging copies go on the collectives' own stream and are waited for:
+ * a plain cudaMemcpy runs on the default stream, which a non-blocking
+ * stream does not wait for, and from pageable memory it may return before
+ * its DMA has landed.
+ */
 static int nccl_to_buffer(void *dst, const void *host, size_t bytes)
 {
-	cudaError_t e = cudaMemcpy(dst, host, bytes, cudaMemcpyHostToDevice);
+	cudaError_t e = cudaMemcpyAsync(dst, host, bytes, cudaMemcpyHostToDevice, nc.stream);
 
-	return e == cudaSuccess ? 0 : nc_cuda_fail("cudaMemcpy to the device", e);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(nc.stream);
+	return e == cudaSuccess ? 0 : nc_cuda_fail("copy to the device", e);
 }
 
 static int nccl_to_host(void *host, const void *src, size_t bytes)
 {
-	cudaError_t e = cudaMemcpy(host, src, bytes, cudaMemcpyDeviceToHost);
+	cudaError_t e = cudaMemcpyAsync(host, src, bytes, cudaMemcpyDeviceToHost, nc.stream);
 
-	return e == cudaSuccess ? 0 : nc_cuda_fail("cudaMemcpy to the host", e);
+	if (e == cudaSuccess)
+		e = cudaStreamSynchronize(nc.stream);
+	return e == cudaSuccess ? 0 : nc_cuda_fail("copy to the host", e);
 }
 
 static ncclDataType_t nc_type(enum cc_dtype t)

@@ -497,7 +497,7 @@ typedef enum { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 } nvmlEnableS
 
 static struct {
 	void *lib;
-	int up;
+	int up, tried;
 	char why[128];           /* why NVML is unavailable */
 	nvmlReturn_t (*init)(void);
 	nvmlReturn_t (*shutdown)(void);
@@ -513,8 +513,9 @@ static int nvml_open(void)
 {
 	nvmlReturn_t r;
 
-	if (nvml.up)
-		return 0;
+	if (nvml.up || nvml.tried)
+		return nvml.up ? 0 : -1;
+	nvml.tried = 1;
 	nvml.lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!nvml.lib) {
 		snprintf(nvml.why, sizeof(nvml.why), "libnvidia-ml.so.1 not found (no NVIDIA driver)");
@@ -550,10 +551,11 @@ static json_t *nvml_links(const char *bus)
 {
 	nvmlDevice_t d;
 	json_t *links;
+	const char *colon = strchr(bus, ':');
 	char id[32];
 
 	/* NVML spells the domain with 8 digits */
-	snprintf(id, sizeof(id), "%s%s", strchr(bus, ':') - bus == 4 ? "0000" : "", bus);
+	snprintf(id, sizeof(id), "%s%s", colon && colon - bus == 4 ? "0000" : "", bus);
 	if (nvml_open() || nvml.by_bus(id, &d) != NVML_SUCCESS)
 		return json_null();
 	links = json_array();
@@ -884,7 +886,8 @@ int gpu_host_alloc(struct gpu_host_buf *b, size_t bytes, int numa, char *why, si
 		mask[numa / (8 * sizeof(unsigned long))] |= 1UL << (numa % (8 * sizeof(unsigned long)));
 		/* pages come from the GPU's node when touched below; if the kernel
 		 * refuses (no NUMA), they land wherever it chooses and we say so */
-		if (syscall(SYS_mbind, b->p, b->bytes, MPOL_BIND, mask, 1024UL, 0) == 0)
+		/* maxnode counts one more than the bits the kernel reads */
+		if (syscall(SYS_mbind, b->p, b->bytes, MPOL_BIND, mask, 8 * sizeof(mask) + 1, 0) == 0)
 			b->numa_node = numa;
 		else
 			log_debug("mbind to NUMA node %d: %s", numa, strerror(errno));

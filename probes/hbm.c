@@ -51,7 +51,9 @@ static int hbm_setup(struct hbm *h, int dev, size_t max, int reps, char *why, si
 	if ((e = cudaMalloc(&h->a, max)) != cudaSuccess ||
 	    (e = cudaMalloc(&h->b, max)) != cudaSuccess ||
 	    (e = cudaMemset(h->a, 1, max)) != cudaSuccess ||
-	    (e = cudaStreamCreateWithFlags(&h->s, cudaStreamNonBlocking)) != cudaSuccess)
+	    (e = cudaStreamCreateWithFlags(&h->s, cudaStreamNonBlocking)) != cudaSuccess ||
+	    /* the memset ran on the default stream, which the copy stream does not wait for */
+	    (e = cudaDeviceSynchronize()) != cudaSuccess)
 		return gpu_cuda_fail(e, "hbm setup", why, len);
 	return 0;
 }

@@ -71,7 +71,8 @@ static int nvl_setup(struct nvl *x, size_t max)
 		    (e = cudaMalloc(&x->src[i], max)) != cudaSuccess ||
 		    (e = cudaMalloc(&x->dst[i], max)) != cudaSuccess ||
 		    (e = cudaMemset(x->src[i], 0, max)) != cudaSuccess ||
-		    (e = cudaStreamCreateWithFlags(&x->s[i], cudaStreamNonBlocking)) != cudaSuccess)
+		    (e = cudaStreamCreateWithFlags(&x->s[i], cudaStreamNonBlocking)) != cudaSuccess ||
+		    (e = cudaDeviceSynchronize()) != cudaSuccess)  /* the memset, on the default stream */
 			break;
 		for (int j = 0; j < x->n && e == cudaSuccess; j++) {
 			x->can[i][j] = 0;

@@ -221,7 +221,9 @@ static int setup(struct pcie *p)
 	    (e = cudaMalloc(&p->ddst, max)) != cudaSuccess ||
 	    (e = cudaMemset(p->dsrc, 0, max)) != cudaSuccess ||
 	    (e = cudaStreamCreateWithFlags(&p->s[0], cudaStreamNonBlocking)) != cudaSuccess ||
-	    (e = cudaStreamCreateWithFlags(&p->s[1], cudaStreamNonBlocking)) != cudaSuccess)
+	    (e = cudaStreamCreateWithFlags(&p->s[1], cudaStreamNonBlocking)) != cudaSuccess ||
+	    /* the memset ran on the default stream, which the copy streams do not wait for */
+	    (e = cudaDeviceSynchronize()) != cudaSuccess)
 		return gpu_cuda_fail(e, "pcie setup", p->why, sizeof(p->why));
 	return 0;
 }

@@ -56,6 +56,21 @@ step probes 180 -n 20 -w 5 -r 5 pcie nvlink hbm
 # NCCL all_reduce, float sum, 8 B .. 1 GiB
 step nccl 150 -B nccl -b 8 -e 1G -f 2 -n 20 -w 5 -r 5 all_reduce
 
+# a hung rank under NCCL: the watchdog must name it and end the job (exit 4)
+if [ "$NGPU" -ge 2 ]; then
+	echo "== nccl hang: rank 1 stops before its 1 MiB all_reduce; --timeout 15"
+	timeout 120 "${MPI[@]}" -x CCPROBE_FAULT=hang:1:1048576 "$P" -B nccl -b 1M -e 1M -n 5 -w 1 \
+		-r 2 --timeout 15 -o "$OUT/hang.jsonl" all_reduce >"$OUT/hang.out" 2>"$OUT/hang.err"
+	rc=$?
+	if [ "$rc" -eq 4 ] && jq -e -s 'any(.[]; .type == "timeout" and
+		any(.not_started[]; .rank == 1)) and .[-1].status == "timeout"' "$OUT/hang.jsonl" >/dev/null; then
+		echo "   ok: exit 4, timeout record names rank 1 as never started"
+	else
+		echo "   FAILED: exit $rc; $(jq -c 'select(.type == "timeout" or .type == "end")' "$OUT/hang.jsonl" 2>/dev/null | head -c 400)"
+		fail=1
+	fi
+fi
+
 echo
 echo "== figures ($NGPU GPU(s); GB/s = 1e9 bytes/s; median of repetitions)"
 jq -r -s '
