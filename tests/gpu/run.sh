@@ -14,7 +14,13 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 
-NGPU=${NGPU:-$(ls -d /dev/nvidia[0-9]* 2>/dev/null | wc -l)}
+if [ -z "${NGPU:-}" ]; then
+	if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+		NGPU=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c .)
+	else
+		NGPU=$(ls -d /dev/nvidia[0-9]* 2>/dev/null | wc -l)
+	fi
+fi
 OUT=${OUT:-results/gpu}
 if [ "$NGPU" -lt 1 ]; then
 	echo "tests/gpu/run.sh: no NVIDIA GPU here (/dev/nvidia0 missing); nothing to measure" >&2
@@ -29,7 +35,7 @@ export OMPI_MCA_osc=${OMPI_MCA_osc:-^ucx} OMPI_MCA_btl_base_warn_component_unuse
 
 t0=$(date +%s)
 echo "== build"
-make -j"$(nproc)" USE_CUDA=yes USE_NCCL=yes build/ccprobe 2>&1 | tail -3
+make -j"$(nproc)" USE_CUDA=yes build/ccprobe 2>&1 | tail -3
 [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "build failed"; exit 1; }
 P=build/ccprobe
 MPI=(mpirun --oversubscribe --bind-to none -np "$NGPU")
