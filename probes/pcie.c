@@ -79,9 +79,11 @@ static void add_rate(struct pcie *p, json_t *rec, double bw, int both_ways)
 {
 	double rate = p->g.link.cur_GBps * (both_ways ? 2 : 1);
 
-	json_object_set_new(rec, "link", json_pack("{s:i, s:i, s:i, s:i}",
-			    "gen", p->g.link.cur_gen, "width", p->g.link.cur_width,
-			    "max_gen", p->g.link.max_gen, "max_width", p->g.link.max_width));
+	/* null when sysfs does not know the link (a VM, a missing device folder) */
+	json_object_set_new(rec, "link", !p->g.link.cur_gen && !p->g.link.max_gen ? json_null() :
+			    json_pack("{s:i, s:i, s:i, s:i}", "gen", p->g.link.cur_gen,
+				      "width", p->g.link.cur_width, "max_gen", p->g.link.max_gen,
+				      "max_width", p->g.link.max_width));
 	if (rate > 0) {
 		json_object_set_new(rec, "rate_GBps", json_real(rate));
 		json_object_set_new(rec, "pct_of_rate", json_real(100.0 * bw / rate));
