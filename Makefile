@@ -35,10 +35,15 @@ ifneq ($(have_cuda),yes)
 have_nccl := no
 endif
 have_gnuplot := $(if $(shell command -v gnuplot 2>/dev/null),yes,no)
+# NVML is loaded with dlopen at run time; its header, when the toolkit has it, types the calls
+have_nvml_h := $(if $(wildcard $(CUDA_HOME)/include/nvml.h),$(have_cuda),no)
 
 ifeq ($(have_cuda),yes)
 CPPFLAGS += -DHAVE_CUDA -I$(CUDA_HOME)/include
-LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart
+LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -ldl
+endif
+ifeq ($(have_nvml_h),yes)
+CPPFLAGS += -DHAVE_NVML_H
 endif
 ifeq ($(have_nccl),yes)
 CPPFLAGS += -DHAVE_NCCL

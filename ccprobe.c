@@ -14,6 +14,7 @@
 #include "core/timer.h"
 #include "core/version.h"
 #include "core/watchdog.h"
+#include "probes/gpu.h"
 #include "probes/probe.h"
 
 #include <errno.h>
@@ -152,6 +153,8 @@ static json_t *header_record(const struct cc_options *o, const struct mpictx *mp
 	json_object_set_new(rec, "features", json_pack("{s:b, s:b, s:b, s:b}", "mpi", 1,
 						       "cuda", FEATURE_CUDA, "nccl", FEATURE_NCCL,
 						       "verbs", FEATURE_VERBS));
+	/* versions of the GPU libraries linked in (cuda_runtime, nccl), for comparing hosts */
+	json_object_set_new(rec, "versions", gpu_build_versions());
 	json_object_set_new(rec, "options", json_pack(
 		"{s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:f, s:s, s:s, s:s, s:i, s:b}",
 		"min_bytes", (json_int_t)o->min_bytes, "max_bytes", (json_int_t)o->max_bytes,

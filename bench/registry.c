@@ -5,7 +5,7 @@
 
 extern const struct coll coll_all_reduce, coll_all_gather, coll_reduce_scatter,
 	coll_alltoall, coll_broadcast;
-extern const struct backend backend_mpi;
+extern const struct backend backend_mpi, backend_nccl;
 
 /* The only list of collectives, in the order they run when none is named. */
 const struct coll *const colls[] = {
@@ -20,6 +20,7 @@ const struct coll *const colls[] = {
 /* The only list of backends. */
 const struct backend *const backends[] = {
 	&backend_mpi,
+	&backend_nccl,
 	NULL,
 };
 

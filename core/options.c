@@ -166,8 +166,14 @@ int options_parse(struct cc_options *o, int argc, char **argv,
 	while (!rc && (c = getopt_long(argc, argv, ":b:e:f:i:n:w:r:c:o:B:d:t:vqhV",
 				       longopts, NULL)) != -1) {
 		switch (c) {
-		case 'b': rc = parse_size_arg("-b", optarg, &o->min_bytes, err, errlen); break;
-		case 'e': rc = parse_size_arg("-e", optarg, &o->max_bytes, err, errlen); break;
+		case 'b':
+			rc = parse_size_arg("-b", optarg, &o->min_bytes, err, errlen);
+			o->sizes_set = 1;
+			break;
+		case 'e':
+			rc = parse_size_arg("-e", optarg, &o->max_bytes, err, errlen);
+			o->sizes_set = 1;
+			break;
 		case 'f':
 			if (size_parse(optarg, &o->factor) || o->factor < 2)
 				rc = fail(err, errlen, "invalid step factor '%s' for -f (an integer >= 2)", optarg);
@@ -259,7 +265,7 @@ void options_usage(FILE *f, const struct cc_param *const *params)
 		"  -w, --warmup_iters N    untimed warm-up iterations per size [5]\n"
 		"  -r, --reps N            repetitions per size; each gives one timing sample [10]\n"
 		"  -c, --check N           data-check iterations per size, not timed [1]\n"
-		"  -B, --backend NAME      collective backend: mpi (host memory) [mpi]\n"
+		"  -B, --backend NAME      collective backend: mpi (host memory), nccl (GPU memory) [mpi]\n"
 		"  -d, --datatype LIST     float, double, int32, comma separated [float]\n"
 		"      --op LIST           sum, prod, min, max, comma separated [sum]\n"
 		"      --root N            root rank of broadcast [0]\n"

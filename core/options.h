@@ -32,6 +32,7 @@ struct cc_options {
 	size_t max_bytes;        /* -e */
 	size_t factor;           /* -f: multiply size by this each step */
 	size_t step;             /* -i: or add this each step (0: use factor) */
+	int sizes_set;           /* -b or -e was given (probes with their own default range) */
 	int iters;               /* -n: timed iterations per repetition */
 	int warmup;              /* -w: untimed warm-up iterations */
 	int reps;                /* -r: repetitions, each one timing sample */

@@ -36,6 +36,7 @@ static struct {
 	int sbuf[WD_RING];
 	MPI_Request sreq[WD_RING];
 	unsigned nsent;
+	void (*on_abort)(void);  /* see watchdog_on_abort */
 } wd = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 void watchdog_block_signals(void)
@@ -46,6 +47,15 @@ void watchdog_block_signals(void)
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+/* Runs the abort hook once; the caller aborts the job right after. */
+static void run_abort_hook(void)
+{
+	void (*fn)(void) = __atomic_exchange_n(&wd.on_abort, NULL, __ATOMIC_ACQ_REL);
+
+	if (fn)
+		fn();
 }
 
 static void poll_done(void)
@@ -116,6 +126,7 @@ static void fire_timeout(void)
 	results_end(wd.res, "timeout", now - wd.t_start, NULL);
 	results_close(wd.res);
 	wd.res = NULL;
+	run_abort_hook();
 	MPI_Abort(MPI_COMM_WORLD, CC_EXIT_TIMEOUT);
 	_exit(CC_EXIT_TIMEOUT);
 }
@@ -136,6 +147,7 @@ static void fire_signal(int sig)
 		/* give rank 0 a moment to write its end record before the job dies */
 		usleep(500000);
 	}
+	run_abort_hook();
 	MPI_Abort(MPI_COMM_WORLD, CC_EXIT_INTERRUPTED);
 	_exit(CC_EXIT_INTERRUPTED);
 }
@@ -173,6 +185,7 @@ static void *watchdog_main(void *arg)
 			}
 			if (now > wd.deadline + WD_GRACE_S) {
 				log_error("rank 0 did not end the run; aborting");
+				run_abort_hook();
 				MPI_Abort(MPI_COMM_WORLD, CC_EXIT_TIMEOUT);
 				_exit(CC_EXIT_TIMEOUT);
 			}
@@ -281,6 +294,26 @@ void watchdog_members(const char *member)
 			wd.last_done[r] = top;
 	}
 	pthread_mutex_unlock(&wd.lock);
+}
+
+double watchdog_deadline(void)
+{
+	double d;
+
+	pthread_mutex_lock(&wd.lock);
+	d = wd.armed && wd.timeout_s > 0 ? wd.deadline : 0.0;
+	pthread_mutex_unlock(&wd.lock);
+	return d;
+}
+
+double watchdog_timeout(void)
+{
+	return wd.timeout_s;
+}
+
+void watchdog_on_abort(void (*fn)(void))
+{
+	__atomic_store_n(&wd.on_abort, fn, __ATOMIC_RELEASE);
 }
 
 void watchdog_stop(void)

@@ -47,6 +47,24 @@ void watchdog_disarm(void);
  */
 void watchdog_members(const char *member);
 
+/*
+ * The deadline of the armed measurement on the timer_now() clock, or 0 when
+ * none is armed or --timeout is 0. Lets code that polls a device (the nccl
+ * backend) give up at the same moment the watchdog fires.
+ */
+double watchdog_deadline(void);
+
+/* The per-measurement timeout in seconds (--timeout); 0 = none. */
+double watchdog_timeout(void);
+
+/*
+ * Registers fn (NULL removes it), called once by the watchdog thread just
+ * before it aborts the job on a timeout or signal, so a library can release
+ * what a process exit would leave hung (the nccl backend aborts its
+ * communicator). fn must return within seconds and must not call MPI.
+ */
+void watchdog_on_abort(void (*fn)(void));
+
 /* Stops the thread. Collective; call before MPI_Finalize. */
 void watchdog_stop(void);
 

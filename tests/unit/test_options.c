@@ -50,6 +50,12 @@ static void test_defaults_and_values(void **state)
 	assert_int_equal(o.scale, 1);
 	assert_int_equal(parse(&o, err, sizeof(err), "--scale=1", NULL), -1);
 	assert_string_equal(err, "option '--scale' takes no value");
+	assert_int_equal(o.sizes_set, 0);
+	/* -e alone counts as sizes given: GPU probes then follow the command line */
+	assert_int_equal(parse(&o, err, sizeof(err), "-e", "1M", NULL), 0);
+	assert_int_equal(o.sizes_set, 1);
+	assert_int_equal(parse(&o, err, sizeof(err), "-n", "3", NULL), 0);
+	assert_int_equal(o.sizes_set, 0);
 	assert_int_equal(parse(&o, err, sizeof(err), "-b", "64K", "-e", "8G", "-f", "4", "-n",
 			       "7", "-w", "0", "-r", "3", "-c", "2", "--timeout", "12.5", "-o",
 			       "x.jsonl", "all_reduce", "netpair", NULL), 0);

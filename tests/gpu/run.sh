@@ -1,0 +1,112 @@
+#!/bin/bash
+# tests/gpu/run.sh: on a machine with NVIDIA GPUs, builds ccprobe and runs
+# every GPU probe (pcie, nvlink, hbm) and an NCCL all_reduce sweep from 8 B
+# to 1 GiB on one host, one rank per GPU, then prints the figures with
+# their units. Meant to finish in under 5 minutes on an 8-GPU host.
+#
+#   tests/gpu/run.sh                 # all GPUs of this host
+#   NGPU=2 OUT=/tmp/gpu tests/gpu/run.sh
+#
+# Exit status: 0 when every step ran and ended "complete" with no failure,
+# 1 when a step failed, 2 when there is no GPU here.
+# Compare with nvbandwidth, p2pBandwidthLatencyTest and nccl-tests as
+# docs/gpu.md describes.
+set -u
+cd "$(dirname "$0")/../.." || exit 2
+
+if [ -z "${NGPU:-}" ]; then
+	if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+		NGPU=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c .)
+	else
+		NGPU=$(ls -d /dev/nvidia[0-9]* 2>/dev/null | wc -l)
+	fi
+fi
+OUT=${OUT:-results/gpu}
+if [ "$NGPU" -lt 1 ]; then
+	echo "tests/gpu/run.sh: no NVIDIA GPU here (/dev/nvidia0 missing); nothing to measure" >&2
+	exit 2
+fi
+mkdir -p "$OUT" || exit 1
+
+# one host: shared memory and TCP for MPI; root is allowed (containers)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1} OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader,tcp}
+export OMPI_MCA_osc=${OMPI_MCA_osc:-^ucx} OMPI_MCA_btl_base_warn_component_unused=0
+
+t0=$(date +%s)
+echo "== build"
+make -j"$(nproc)" USE_CUDA=yes build/ccprobe 2>&1 | tail -3
+[ "${PIPESTATUS[0]}" -eq 0 ] || { echo "build failed"; exit 1; }
+P=build/ccprobe
+MPI=(mpirun --oversubscribe --bind-to none -np "$NGPU")
+fail=0
+
+step() {  # step NAME TIMEOUT ARGS...: one ccprobe run into $OUT/NAME.jsonl
+	local name=$1 limit=$2 rc
+	shift 2
+	echo "== $name: ccprobe $*"
+	timeout "$limit" "${MPI[@]}" "$P" -o "$OUT/$name.jsonl" "$@" >"$OUT/$name.out" 2>"$OUT/$name.err"
+	rc=$?
+	if [ "$rc" -ne 0 ] || ! jq -e -s '.[-1].type == "end" and .[-1].status == "complete"' \
+		"$OUT/$name.jsonl" >/dev/null 2>&1; then
+		echo "   FAILED (exit $rc); see $OUT/$name.err:"
+		tail -5 "$OUT/$name.err"
+		fail=1
+	fi
+	jq -r 'select(.type == "skip" or .type == "error") | "   \(.type): \(.name): \(.reason // .message)"' \
+		"$OUT/$name.jsonl" 2>/dev/null
+}
+
+# probes: 20 copies per sample, 5 samples, 5 warm-up copies; default sizes
+step probes 180 -n 20 -w 5 -r 5 pcie nvlink hbm
+# NCCL all_reduce, float sum, 8 B .. 1 GiB
+step nccl 150 -B nccl -b 8 -e 1G -f 2 -n 20 -w 5 -r 5 all_reduce
+
+# a hung rank under NCCL: the watchdog must name it and end the job (exit 4)
+if [ "$NGPU" -ge 2 ]; then
+	echo "== nccl hang: rank 1 stops before its 1 MiB all_reduce; --timeout 15"
+	timeout 120 "${MPI[@]}" -x CCPROBE_FAULT=hang:1:1048576 "$P" -B nccl -b 1M -e 1M -n 5 -w 1 \
+		-r 2 --timeout 15 -o "$OUT/hang.jsonl" all_reduce >"$OUT/hang.out" 2>"$OUT/hang.err"
+	rc=$?
+	if [ "$rc" -eq 4 ] && jq -e -s 'any(.[]; .type == "timeout" and
+		any(.not_started[]; .rank == 1)) and .[-1].status == "timeout"' "$OUT/hang.jsonl" >/dev/null; then
+		echo "   ok: exit 4, timeout record names rank 1 as never started"
+	else
+		echo "   FAILED: exit $rc; $(jq -c 'select(.type == "timeout" or .type == "end")' "$OUT/hang.jsonl" 2>/dev/null | head -c 400)"
+		fail=1
+	fi
+fi
+
+echo
+echo "== figures ($NGPU GPU(s); GB/s = 1e9 bytes/s; median of repetitions)"
+jq -r -s '
+	(.[] | select(.type == "inventory") | .gpus[] |
+	 "inventory  \(.element): \(.name), \(.memory_bytes / 1e9 | floor) GB, bus \(.bus_id), NUMA \(.numa_node), PCIe gen \(.pcie.current.gen // "?") x\(.pcie.current.width // "?") (max gen \(.pcie.max.gen // "?") x\(.pcie.max.width // "?"), \(.pcie.current.GBps // 0 | . * 10 | round / 10) GB/s)"),
+	(.[] | select(.type == "inventory") | "versions   \(.host): \(.versions | to_entries | map("\(.key) \(.value)") | join(", "))"),
+	([.[] | select(.type == "measurement" and .name == "pcie")] as $p
+	 | ($p | map(.bytes) | max) as $max
+	 | $p[] | select(.bytes == $max)
+	 | "pcie       \(.element) \(.test): \(.bw_GBps * 100 | round / 100) GB/s at \(.bytes) B" +
+	   (if .rate_GBps then " (\(.pct_of_rate | round)% of \(.rate_GBps * 10 | round / 10) GB/s)" else "" end)),
+	(.[] | select(.type == "measurement" and .name == "hbm")
+	 | "hbm        \(.element) copy: \(.bw_GBps | round) GB/s at \(.bytes) B (read + write)" +
+	   (if .rate_GBps then ", \(.pct_of_rate | round)% of \(.rate_GBps | round) GB/s" else "" end)),
+	([.[] | select(.type == "measurement" and .name == "nvlink")] as $n
+	 | (["p2p_uni", "p2p_bidir"][] as $t | [$n[] | select(.test == $t) | .bw_GBps] as $v
+	    | select($v | length > 0)
+	    | "nvlink     \($t): \($v | min | round)..\($v | max | round) GB/s over \($v | length) pairs"),
+	   ([$n[] | select(.test == "p2p_lat") | .lat_us.median] as $v | select($v | length > 0)
+	    | "nvlink     p2p_lat: \($v | min * 100 | round / 100)..\($v | max * 100 | round / 100) us over \($v | length) pairs"))
+' "$OUT/probes.jsonl" 2>/dev/null
+jq -r -s '
+	[.[] | select(.type == "measurement" and .kind == "collective")] as $m
+	| select($m | length > 0)
+	| ($m | max_by(.busbw_GBps)) as $best
+	| ($m | max_by(.bytes)) as $big
+	| ($m | min_by(.bytes)) as $small
+	| "nccl       all_reduce \($m[0].ranks) ranks: busbw \($big.busbw_GBps * 100 | round / 100) GB/s at \($big.bytes) B (peak \($best.busbw_GBps * 100 | round / 100) at \($best.bytes) B); \($small.time_us.median * 100 | round / 100) us at \($small.bytes) B; wrong \([$m[].wrong] | add)",
+	  "versions   nccl \(.[0].versions.nccl // "?"), cuda runtime \(.[0].versions.cuda_runtime // "?")"
+' "$OUT/nccl.jsonl" 2>/dev/null
+echo
+echo "tables: $OUT/probes.out $OUT/nccl.out; records: $OUT/*.jsonl; $(( $(date +%s) - t0 )) s"
+exit $fail
