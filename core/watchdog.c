@@ -252,6 +252,16 @@ void watchdog_disarm(void)
 		report_progress(2 * wd.seq + 1);
 }
 
+double watchdog_deadline(void)
+{
+	double d;
+
+	pthread_mutex_lock(&wd.lock);
+	d = wd.armed && wd.timeout_s > 0 ? wd.deadline : 0.0;
+	pthread_mutex_unlock(&wd.lock);
+	return d;
+}
+
 void watchdog_stop(void)
 {
 	if (!wd.running)

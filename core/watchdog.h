@@ -36,6 +36,13 @@ void watchdog_arm(const char *what, json_t *detail);
 /* This rank finished the armed measurement. */
 void watchdog_disarm(void);
 
+/*
+ * The armed measurement's deadline on the timer_now() clock, or 0 when
+ * nothing is armed or there is no deadline: busy-polling loops give up at
+ * it instead of spinning past the timeout record.
+ */
+double watchdog_deadline(void);
+
 /* Stops the thread. Collective; call before MPI_Finalize. */
 void watchdog_stop(void);
 

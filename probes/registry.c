@@ -2,10 +2,12 @@
 
 #include <string.h>
 
+extern const struct probe probe_ib;
 extern const struct probe probe_netpair;
 
 /* The only list of probes; keep sorted by name. */
 const struct probe *const probes[] = {
+	&probe_ib,
 	&probe_netpair,
 	NULL,
 };
