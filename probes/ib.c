@@ -123,7 +123,7 @@ static int check_params(char *err, size_t len)
 const struct probe probe_ib = {
 	.name = "ib",
 	.summary = "RDMA WRITE bandwidth and latency per HCA rail, port counters, GPUDirect RDMA",
-	.missing = "libibverbs/librdmacm headers not found at build time",
+	.missing = "built without libibverbs/librdmacm (headers not found, or USE_VERBS=no)",
 	.params = ib_params,
 	.check = check_params,
 };
@@ -224,8 +224,9 @@ struct ibctx {
 /* ------------------------------------------------------------------ gathering */
 
 /*
- * Gathers a JSON value from every rank (NULL: nothing) to rank 0, which
- * gets an array of the values in rank order. Collective over the world.
+ * Gathers a JSON value from every rank (NULL: nothing; the reference is
+ * taken) to rank 0, which gets an array of the values in rank order.
+ * Collective over the world.
  */
 static json_t *gather_json(struct mpictx *mpi, json_t *mine)
 {
@@ -259,6 +260,7 @@ static json_t *gather_json(struct mpictx *mpi, json_t *mine)
 				json_array_append_new(out, v);
 		}
 	}
+	json_decref(mine);
 	free(text);
 	free(all);
 	free(lens);
@@ -359,6 +361,20 @@ static void order_rails(struct host_rails *hr, int *order)
 		}
 }
 
+/* Writes each port's rail number into the inventory. */
+static void number_rails(const struct host_rails *hr, json_t *devs)
+{
+	size_t i, j;
+	json_t *d, *p;
+
+	json_array_foreach(devs, i, d)
+		json_array_foreach(json_object_get(d, "ports"), j, p)
+			for (int r = 0; r < hr->n; r++)
+				if (!strcmp(hr->rail[r].dev, json_string_value(json_object_get(d, "name"))) &&
+				    hr->rail[r].port == json_integer_value(json_object_get(p, "port")))
+					json_object_set_new(p, "rail", json_integer(r));
+}
+
 static void read_counters(struct port_counters *pc)
 {
 	if (ib_counters_read(NULL, pc->dev, pc->port, "counters", &pc->std) < 0)
@@ -379,7 +395,7 @@ static json_t *inventory_device(struct ibctx *c, struct ibv_device *dev, json_t 
 	struct pci_link pl;
 	json_t *ports = json_array(), *d;
 	char key[96], sys_path[256] = "";
-	int have_pci = 0, nports = 0;
+	int have_pci = 0, nports = 0, have_da = 0;
 
 	ib_sysfs_device(NULL, name, &ds);
 	if (ds.bdf[0] && !pci_read_link(NULL, ds.bdf, &pl)) {
@@ -399,13 +415,14 @@ static json_t *inventory_device(struct ibctx *c, struct ibv_device *dev, json_t 
 							     strerror(errno)));
 		nports = ds.nports;
 	} else {
+		have_da = 1;
 		nports = da.phys_port_cnt;
 		if (!ds.fw_ver[0])
 			json_object_set_new(d, "fw_ver", json_string(da.fw_ver));
 	}
 	snprintf(key, sizeof(key), "fw:%s", name);
 	json_object_set_new(versions, key, json_string(ds.fw_ver[0] ? ds.fw_ver :
-						       ctx ? da.fw_ver : ""));
+						       have_da ? da.fw_ver : ""));
 	for (int p = 1; p <= nports && p < 256; p++) {
 		struct ibv_port_attr a;
 		struct ib_port_sysfs s;
@@ -445,8 +462,7 @@ static json_t *inventory_device(struct ibctx *c, struct ibv_device *dev, json_t 
 		json_object_set_new(pj, "max_mtu", json_integer(ib_mtu_bytes(a.max_mtu)));
 		json_object_set_new(pj, "gid", gid_json(&g));
 		pos = p_devices[0] ? wanted(name, p) : (a.state == IBV_PORT_ACTIVE ? 0 : -1);
-		json_object_set_new(pj, "rail", pos >= 0 && c->hr.n < IB_MAX_RAILS ?
-				    json_integer(c->hr.n) : json_null());
+		json_object_set_new(pj, "rail", json_null());   /* set once the rails are ordered */
 		if (pos >= 0)
 			add_rail(c, &ds, p, gid_index, data, have_pci ? pl.numa_node : -1, sys_path,
 				 pos, order);
@@ -498,6 +514,7 @@ static json_t *discover(struct ibctx *c)
 	if (list)
 		ibv_free_device_list(list);
 	order_rails(&c->hr, order);
+	number_rails(&c->hr, devs);
 	if (n && !c->hr.n)
 		snprintf(c->hr.why, sizeof(c->hr.why), "%s", p_devices[0] ?
 			 "none of the ports of --ib-devices exists" : "no active RDMA port");
@@ -813,19 +830,18 @@ static void add_bw(struct ibctx *c, json_t *rec, const double *v, double rate_GB
 static void pair_error(struct ibctx *c, int va, int vb, int rail, int step, const char *ma,
 		       const char *mb)
 {
-	char ea[160], eb[160], sn[64], msg[700];
+	char ea[160], eb[160], sn[64], msg[800];
+	size_t n;
 	json_t *rec;
 
 	element(c, va, rail, ea, sizeof(ea));
 	element(c, vb, rail, eb, sizeof(eb));
-	snprintf(msg, sizeof(msg), "%s-%s failed at %s: %s%s%s%s%s", ea, eb,
-		 step_name(c, step, sn, sizeof(sn)), ma[0] ? c->vhost[va] : "", ma[0] ? ": " : "",
-		 ma, ma[0] && mb[0] ? "; " : "", mb[0] ? "" : "");
-	if (mb[0]) {
-		size_t n = strlen(msg);
-
-		snprintf(msg + n, sizeof(msg) - n, "%s: %s", c->vhost[vb], mb);
-	}
+	n = (size_t)snprintf(msg, sizeof(msg), "%s-%s failed at %s", ea, eb,
+			     step_name(c, step, sn, sizeof(sn)));
+	if (ma[0] && n < sizeof(msg))
+		n += (size_t)snprintf(msg + n, sizeof(msg) - n, "; %s: %s", c->vhost[va], ma);
+	if (mb[0] && n < sizeof(msg))
+		snprintf(msg + n, sizeof(msg) - n, "; %s: %s", c->vhost[vb], mb);
 	log_error("ib: %s", msg);
 	rec = json_pack("{s:s, s:s, s:s, s:s}", "kind", "probe", "name", "ib", "message", msg,
 			"test", step_name(c, step, sn, sizeof(sn)));
@@ -1323,7 +1339,7 @@ static int ib_run(struct cc_run *run)
 {
 	struct mpictx *mpi = run->mpi;
 	struct ibctx c = { .run = run, .mpi = mpi, .peer = -1 };
-	json_t *inv = NULL, *invs, *gdr = NULL, *all;
+	json_t *inv = NULL, *invs, *all;
 	int rc = CC_EXIT_OK, p, ok;
 
 	c.nlat = parse_lat_sizes(p_lat_sizes, c.lat);
@@ -1340,7 +1356,6 @@ static int ib_run(struct cc_run *run)
 	MPI_Bcast(&c.hr, sizeof(c.hr), MPI_BYTE, 0, mpi->local);
 	invs = gather_json(mpi, inv);
 	watchdog_disarm();
-	json_decref(inv);
 	if (mpi->rank == 0) {
 		size_t i;
 		json_t *v;
@@ -1370,13 +1385,11 @@ static int ib_run(struct cc_run *run)
 			 "nodes", c.lay.rails_max, schedule_rounds(c.nv), c.turns, p_size, p_depth,
 			 p_mem);
 	arm(&c, "ib rail setup", NULL, 0);
-	gdr = open_rails(&c);
-	all = gather_json(mpi, gdr);
+	all = gather_json(mpi, open_rails(&c));
 	watchdog_disarm();
 	if (mpi->rank == 0)
 		write_gdr(&c, all);
 	json_decref(all);
-	json_decref(gdr);
 	for (int round = 0; round < schedule_rounds(c.nv); round++)
 		for (int t = 0; t < c.turns; t++)
 			run_turn(&c, round, t);
