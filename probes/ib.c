@@ -142,6 +142,7 @@ const struct probe probe_ib = {
 #include <unistd.h>
 
 #define IB_MAX_RAILS 64
+#define TAG_CLOSE 7100
 #define TAG_INFO 7101
 #define TAG_STATUS 7102
 #define TAG_SYNC 7103
@@ -223,6 +224,13 @@ struct ibctx {
 
 /* ------------------------------------------------------------------ gathering */
 
+/* Rank 0 cannot hold what the ranks send: the run cannot go on. */
+static void oom_abort(void)
+{
+	log_error("ib: out of memory gathering results on rank 0");
+	MPI_Abort(MPI_COMM_WORLD, CC_EXIT_RUNTIME);
+}
+
 /*
  * Gathers a JSON value from every rank (NULL: nothing; the reference is
  * taken) to rank 0, which gets an array of the values in rank order.
@@ -238,6 +246,8 @@ static json_t *gather_json(struct mpictx *mpi, json_t *mine)
 	if (mpi->rank == 0) {
 		lens = calloc((size_t)mpi->size, sizeof(int));
 		displ = calloc((size_t)mpi->size, sizeof(int));
+		if (!lens || !displ)
+			oom_abort();
 	}
 	MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, mpi->world);
 	if (mpi->rank == 0) {
@@ -246,6 +256,8 @@ static json_t *gather_json(struct mpictx *mpi, json_t *mine)
 			total += lens[r];
 		}
 		all = malloc((size_t)total + 1);
+		if (!all)
+			oom_abort();
 	}
 	MPI_Gatherv(text, len, MPI_CHAR, all, lens, displ, MPI_CHAR, 0, mpi->world);
 	if (mpi->rank == 0) {
@@ -566,16 +578,23 @@ static void pair_begin(struct ibctx *c, int peer, int tag)
 		MPI_Irecv(&sink, 1, MPI_INT, peer, tag, c->mpi->world, &c->abort_req);
 }
 
+/*
+ * Ends the pair: each side says whether it sent the stop message, so that
+ * the other waits for it when it did and cancels its receive only when no
+ * message can come (no stray message is left to match a later pair).
+ */
 static void pair_end(struct ibctx *c)
 {
-	int done = 0;
+	int theirs = 0;
 
+	if (c->peer < 0)
+		return;
+	MPI_Sendrecv(&c->abort_out, 1, MPI_INT, c->peer, TAG_CLOSE, &theirs, 1, MPI_INT, c->peer,
+		     TAG_CLOSE, c->mpi->world, MPI_STATUS_IGNORE);
 	if (c->abort_req != MPI_REQUEST_NULL) {
-		MPI_Test(&c->abort_req, &done, MPI_STATUS_IGNORE);
-		if (!done) {
+		if (!theirs)
 			MPI_Cancel(&c->abort_req);
-			MPI_Wait(&c->abort_req, MPI_STATUS_IGNORE);
-		}
+		MPI_Wait(&c->abort_req, MPI_STATUS_IGNORE);
 	}
 	if (c->abort_sreq != MPI_REQUEST_NULL)
 		MPI_Wait(&c->abort_sreq, MPI_STATUS_IGNORE);
@@ -1111,8 +1130,11 @@ static json_t *gdr_record(struct ibctx *c, struct ib_rail *r, int rail, int ngpu
 			"kind", "probe", "name", "ib", "test", "gdr", "scope", "nic",
 			"element", "", "host", c->mpi->host, "gdr_ok", path != NULL,
 			"gpu", gpu, "gpu_bdf", bdf, "nic_bdf", c->hr.rail[rail].bdf);
-	json_object_set_new(rec, "element", json_sprintf("%s/%s:%d", c->mpi->host, r->cfg.dev,
-							 r->cfg.port));
+	/* on one host (loopback) every rank opens the same ports: the rank tells them apart */
+	json_object_set_new(rec, "element", c->loopback ?
+			    json_sprintf("%s#%d/%s:%d", c->mpi->host, c->mpi->rank, r->cfg.dev,
+					 r->cfg.port) :
+			    json_sprintf("%s/%s:%d", c->mpi->host, r->cfg.dev, r->cfg.port));
 	json_object_set_new(rec, "gdr_path", path ? json_string(path) : json_null());
 	if (!path)
 		json_object_set_new(rec, "reason", json_string(why));
@@ -1293,7 +1315,7 @@ static int alloc_ctx(struct ibctx *c)
 
 static void free_ctx(struct ibctx *c)
 {
-	for (int t = 0; c->rails && t < c->turns; t++)
+	for (int t = 0; c->rails && c->rail_open && t < c->turns; t++)
 		if (c->rail_open[t] == 1)
 			ib_rail_close(&c->rails[t]);
 	for (int v = 0; c->vhost && v < c->nv; v++)
