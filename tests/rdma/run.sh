@@ -21,6 +21,15 @@ RXE=""
 say() { printf 'rdma: %s\n' "$*"; }
 command -v jq >/dev/null || { say "needs jq"; exit 2; }
 
+# table: aligns tab-separated lines into columns (no dependency on column(1))
+table() {
+	awk -F'\t' '{ for (i = 1; i <= NF; i++) { c[NR, i] = $i; if (length($i) > w[i]) w[i] = length($i) }
+		if (NF > n) n = NF }
+		END { for (r = 1; r <= NR; r++) { line = ""
+			for (i = 1; i <= n; i++) line = line sprintf("%-" w[i] "s", c[r, i]) (i < n ? "  " : "")
+			sub(/ +$/, "", line); print line } }'
+}
+
 print_tables() {  # print_tables FILE: the figures of a results file
 	local OUT=$1
 	echo
@@ -29,18 +38,18 @@ print_tables() {  # print_tables FILE: the figures of a results file
 		(.rate_Gbps // "-"), (.active_mtu // "-"), (.gid.index // "-"), (.gid.type // "-"),
 		(if .rail == null then "-" else .rail end)] | @tsv' "$OUT" |
 		(echo -e "host\tport\tstate\tlink\twidth\tspeed\tGb/s\tmtu\tgid\tgid_type\trail"; cat) |
-		column -t -s $'\t'
+		table
 	echo
 	jq -r 'select(.type == "measurement" and .name == "ib" and (.test | startswith("write_bw"))) |
 		[.test, .element, .bytes, (.bw_Gbps * 100 | round / 100), (.bw_GBps * 1000 | round / 1000),
 		 (.bw_stats_GBps.min * 1000 | round / 1000), ((.pct_of_rate // null) | if . then (. * 10 | round / 10) else "-" end),
 		 .memory] | @tsv' "$OUT" |
-		(echo -e "test\telement\tbytes\tGb/s\tGB/s\tmin_GB/s\t%rate\tmemory"; cat) | column -t -s $'\t'
+		(echo -e "test\telement\tbytes\tGb/s\tGB/s\tmin_GB/s\t%rate\tmemory"; cat) | table
 	echo
 	jq -r 'select(.type == "measurement" and .name == "ib" and .test == "write_lat") |
 		[.element, .bytes, (.lat_us.min * 100 | round / 100), (.lat_us.median * 100 | round / 100),
 		 (.lat_us.p99 * 100 | round / 100), (.lat_us.p999 * 100 | round / 100), .lat_us.n] | @tsv' "$OUT" |
-		(echo -e "write_lat\tbytes\tmin_us\tmedian_us\tp99_us\tp99.9_us\tn"; cat) | column -t -s $'\t'
+		(echo -e "write_lat\tbytes\tmin_us\tmedian_us\tp99_us\tp99.9_us\tn"; cat) | table
 	echo
 	jq -r 'select(.type == "measurement" and .name == "ib" and .test == "gdr") |
 		"gdr \(.element): \(.gdr_path // ("none: " + .reason)); GPU \(.gpu) \(.gpu_bdf) NUMA \(.gpu_numa_node), NIC NUMA \(.nic_numa_node), \(.pci_relation // "relation unknown")"' "$OUT"
