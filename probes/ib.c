@@ -191,6 +191,7 @@ enum {
 
 struct ibctx {
 	struct cc_run *run;
+	const struct ib_transport *tp; /* verbs, or the test transport (CCPROBE_IB_FAKE) */
 	struct mpictx *mpi;
 	struct host_rails hr;
 	struct port_counters *pc;  /* first rank of a host: every port */
@@ -282,20 +283,20 @@ static json_t *gather_json(struct mpictx *mpi, json_t *mine)
 
 /* ------------------------------------------------------------------ discovery */
 
-static const char *port_state_name(const struct ib_port_sysfs *s, const struct ibv_port_attr *a)
+static const char *port_state_name(const struct ib_port_sysfs *s, const struct ib_port_query *q)
 {
-	return s->state_name[0] ? s->state_name : ibv_port_state_str(a->state);
+	return s->state_name[0] ? s->state_name : ibv_port_state_str((enum ibv_port_state)q->state);
 }
 
 /* Port rates: from the verbs codes, else (XDR on old rdma-core) from the sysfs string. */
-static void port_rate(const struct ibv_port_attr *a, const struct ib_port_sysfs *s, double *nominal,
+static void port_rate(const struct ib_port_query *a, const struct ib_port_sysfs *s, double *nominal,
 		      double *data, const char **source, int *lanes, const char **speed)
 {
-	const struct ib_speed *sp = ib_speed_find(a->active_speed);
+	const struct ib_speed *sp = ib_speed_find(a->speed);
 
-	*nominal = ib_rate_Gbps(a->active_width, a->active_speed);
-	*data = ib_data_rate_Gbps(a->active_width, a->active_speed);
-	*lanes = ib_width_lanes(a->active_width);
+	*nominal = ib_rate_Gbps(a->width, a->speed);
+	*data = ib_data_rate_Gbps(a->width, a->speed);
+	*lanes = ib_width_lanes(a->width);
 	*speed = sp ? sp->name : NULL;
 	*source = "verbs";
 	if (*nominal > 0)
@@ -387,82 +388,72 @@ static void number_rails(const struct host_rails *hr, json_t *devs)
 					json_object_set_new(p, "rail", json_integer(r));
 }
 
-static void read_counters(struct port_counters *pc)
+static void read_counters(const char *root, struct port_counters *pc)
 {
-	if (ib_counters_read(NULL, pc->dev, pc->port, "counters", &pc->std) < 0)
+	if (ib_counters_read(root, pc->dev, pc->port, "counters", &pc->std) < 0)
 		pc->std.n = 0;
-	if (ib_counters_read(NULL, pc->dev, pc->port, "hw_counters", &pc->hw) < 0)
+	if (ib_counters_read(root, pc->dev, pc->port, "hw_counters", &pc->hw) < 0)
 		pc->hw.n = 0;
 	pc->t = timer_now();
 }
 
 /* One device's inventory entry; adds its rails and counter slots. */
-static json_t *inventory_device(struct ibctx *c, struct ibv_device *dev, json_t *versions,
-				int *order)
+static json_t *inventory_device(struct ibctx *c, const char *name, json_t *versions, int *order)
 {
-	const char *name = ibv_get_device_name(dev);
+	const struct ib_transport *tp = c->tp;
 	struct ib_dev_sysfs ds;
-	struct ibv_device_attr da;
-	struct ibv_context *ctx;
 	struct pci_link pl;
 	json_t *ports = json_array(), *d;
-	char key[96], sys_path[256] = "";
-	int have_pci = 0, nports = 0, have_da = 0;
+	char key[96], sys_path[PATH_MAX] = "", fw[64] = "", err[200] = "";
+	int have_pci = 0, nports;
 
-	ib_sysfs_device(NULL, name, &ds);
-	if (ds.bdf[0] && !pci_read_link(NULL, ds.bdf, &pl)) {
-		char link[300];
+	ib_sysfs_device(tp->root, name, &ds);
+	if (ds.bdf[0] && !pci_read_link(tp->root, ds.bdf, &pl)) {
+		char link[400];
 
 		have_pci = 1;
-		snprintf(link, sizeof(link), "/sys/bus/pci/devices/%s", ds.bdf);
+		snprintf(link, sizeof(link), "%s/bus/pci/devices/%s", tp->root ? tp->root : "/sys",
+			 ds.bdf);
 		if (!realpath(link, sys_path))
 			sys_path[0] = '\0';
 	}
-	d = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "name", name, "fw_ver", ds.fw_ver,
-		      "node_guid", ds.node_guid, "board_id", ds.board_id, "hca_type", ds.hca_type,
+	nports = tp->query_device(tp, name, fw, sizeof(fw), err, sizeof(err));
+	d = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "name", name,
+		      "fw_ver", ds.fw_ver[0] ? ds.fw_ver : fw, "node_guid", ds.node_guid,
+		      "board_id", ds.board_id, "hca_type", ds.hca_type,
 		      "pci", have_pci ? pci_link_json(&pl) : json_null());
-	ctx = ibv_open_device(dev);
-	if (!ctx || ibv_query_device(ctx, &da)) {
-		json_object_set_new(d, "error", json_sprintf("cannot open or query '%s': %s", name,
-							     strerror(errno)));
-		nports = ds.nports;
-	} else {
-		have_da = 1;
-		nports = da.phys_port_cnt;
-		if (!ds.fw_ver[0])
-			json_object_set_new(d, "fw_ver", json_string(da.fw_ver));
+	if (nports < 0) {
+		json_object_set_new(d, "error", json_string(err));
+		nports = ds.nports ? ds.ports[ds.nports - 1] : 0;
 	}
 	snprintf(key, sizeof(key), "fw:%s", name);
-	json_object_set_new(versions, key, json_string(ds.fw_ver[0] ? ds.fw_ver :
-						       have_da ? da.fw_ver : ""));
+	json_object_set_new(versions, key, json_string(ds.fw_ver[0] ? ds.fw_ver : fw));
 	for (int p = 1; p <= nports && p < 256; p++) {
-		struct ibv_port_attr a;
+		struct ib_port_query a = { 0 };
 		struct ib_port_sysfs s;
 		struct ib_gid_choice g = { .index = -1 };
 		double nominal, data;
 		const char *src, *speed;
-		int lanes, eth, pos, gid_index = -1;
+		int lanes, pos, gid_index = -1;
 		json_t *pj;
 
-		memset(&a, 0, sizeof(a));
-		ib_sysfs_port(NULL, name, p, &s);
-		if (!ctx || ibv_query_port(ctx, (uint8_t)p, &a)) {
+		ib_sysfs_port(tp->root, name, p, &s);
+		if (tp->query_port(tp, name, p, &a)) {
 			json_array_append_new(ports, json_pack("{s:i, s:s}", "port", p, "error",
 							       "cannot query the port"));
 			continue;
 		}
-		eth = a.link_layer == IBV_LINK_LAYER_ETHERNET;
 		if (strcmp(p_gid_index, "auto")) {
 			gid_index = atoi(p_gid_index);
-			ib_sysfs_gid(NULL, name, p, gid_index, &g);
+			ib_sysfs_gid(tp->root, name, p, gid_index, &g);
 			g.index = gid_index;
-		} else if (!ib_sysfs_choose_gid(NULL, name, p, eth, &g)) {
-			gid_index = eth ? g.index : -1;   /* InfiniBand: no GRH needed */
+		} else if (!ib_sysfs_choose_gid(tp->root, name, p, a.ethernet, &g)) {
+			gid_index = a.ethernet ? g.index : -1;   /* InfiniBand: no GRH needed */
 		}
 		port_rate(&a, &s, &nominal, &data, &src, &lanes, &speed);
 		pj = json_pack("{s:i, s:s, s:s, s:s, s:i}", "port", p, "state", port_state_name(&s, &a),
 			       "phys_state", s.phys_state_name, "link_layer",
-			       eth ? "Ethernet" : "InfiniBand", "lid", a.lid);
+			       a.ethernet ? "Ethernet" : "InfiniBand", "lid", a.lid);
 		json_object_set_new(pj, "width", lanes ? json_sprintf("%dX", lanes) : json_null());
 		json_object_set_new(pj, "speed", speed ? json_string(speed) : json_null());
 		json_object_set_new(pj, "rate_Gbps", nominal > 0 ? json_real(nominal) : json_null());
@@ -484,47 +475,29 @@ static json_t *inventory_device(struct ibctx *c, struct ibv_device *dev, json_t 
 
 			snprintf(pc->dev, sizeof(pc->dev), "%s", name);
 			pc->port = p;
-			read_counters(pc);
+			read_counters(tp->root, pc);
 		}
 	}
-	if (ctx)
-		ibv_close_device(ctx);
 	json_object_set_new(d, "ports", ports);
 	return d;
-}
-
-static int cmp_dev(const void *a, const void *b)
-{
-	return strcmp(ibv_get_device_name(*(struct ibv_device *const *)a),
-		      ibv_get_device_name(*(struct ibv_device *const *)b));
 }
 
 /* First rank of a host: lists devices, picks rails, reads counters; returns the inventory. */
 static json_t *discover(struct ibctx *c)
 {
-	struct ibv_device **list;
 	json_t *inv, *devs = json_array(), *versions = json_object(), *rails = json_array();
-	int n = 0, order[IB_MAX_RAILS];
+	int n, order[IB_MAX_RAILS];
+	char (*names)[IB_NAME_LEN] = calloc(IB_MAX_RAILS, IB_NAME_LEN);
 	struct utsname u;
 
 	if (!uname(&u))
 		json_object_set_new(versions, "kernel", json_string(u.release));
-	errno = 0;
-	list = ibv_get_device_list(&n);
-	if (!list || n == 0) {
-		int e = errno;
-
-		snprintf(c->hr.why, sizeof(c->hr.why), "no RDMA devices%s%s%s",
-			 e ? " (ibv_get_device_list: " : "", e ? strerror(e) : "",
-			 e == ENOSYS ? "; the kernel has no RDMA support)" : e ? ")" : "");
-		n = 0;
-	}
-	if (n > 0)   /* qsort's pointer must not be NULL: it would void the check below */
-		qsort(list, (size_t)n, sizeof(*list), cmp_dev);
+	n = names ? c->tp->list(c->tp, names, IB_MAX_RAILS, c->hr.why, sizeof(c->hr.why)) : 0;
+	if (!names)
+		snprintf(c->hr.why, sizeof(c->hr.why), "out of memory");
 	for (int i = 0; i < n; i++)
-		json_array_append_new(devs, inventory_device(c, list[i], versions, order));
-	if (list)
-		ibv_free_device_list(list);
+		json_array_append_new(devs, inventory_device(c, names[i], versions, order));
+	free(names);
 	order_rails(&c->hr, order);
 	number_rails(&c->hr, devs);
 	if (n && !c->hr.n)
@@ -533,8 +506,8 @@ static json_t *discover(struct ibctx *c)
 	for (int i = 0; i < c->hr.n; i++)
 		json_array_append_new(rails, json_sprintf("%s:%d", c->hr.rail[i].dev,
 							  c->hr.rail[i].port));
-	inv = json_pack("{s:s, s:s, s:o, s:o, s:o}", "kind", "rdma", "host", c->mpi->host,
-			"devices", devs, "rails", rails, "versions", versions);
+	inv = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "kind", "rdma", "host", c->mpi->host,
+			"transport", c->tp->name, "devices", devs, "rails", rails, "versions", versions);
 	if (c->hr.why[0])
 		json_object_set_new(inv, "reason", json_string(c->hr.why));
 	return inv;
@@ -649,7 +622,7 @@ static int connect_pair(struct ibctx *c, struct ib_rail *r, int ok, char *err, s
 	struct ib_qp_info remote, mine = { .status = 1 };
 	int good;
 
-	if (ok && ib_rail_qp_create(r, c->settings, err, len))
+	if (ok && c->tp->qp_create(r, c->settings, err, len))
 		ok = 0;
 	ib_qpinfo_encode(ok ? &r->local : &mine, out);
 	MPI_Sendrecv(out, IB_QPINFO_SIZE, MPI_BYTE, c->peer, TAG_INFO, in, IB_QPINFO_SIZE, MPI_BYTE,
@@ -662,7 +635,7 @@ static int connect_pair(struct ibctx *c, struct ib_rail *r, int ok, char *err, s
 		snprintf(err, len, "the peer runs different --ib-* settings");
 		good = 0;
 	}
-	if (good == 1 && ib_rail_qp_connect(r, &remote, err, len))
+	if (good == 1 && c->tp->qp_connect(r, &remote, err, len))
 		good = 0;
 	if (good == 0 && ok)
 		ok = 0;
@@ -678,7 +651,7 @@ static int step_latency(struct ibctx *c, struct ib_rail *r, int is_a, int k, con
 
 	memset(r->lat_buf, 0, r->lat_len);
 	sync_peer(c);
-	ok = !ib_rail_pingpong(r, b, p_lat_warmup, p_lat_iters, is_a, c->samples, w, err,
+	ok = !c->tp->pingpong(r, b, p_lat_warmup, p_lat_iters, is_a, c->samples, w, err,
 			       sizeof(err));
 	if (!ok)
 		fail_msg(c, "latency", err);
@@ -736,12 +709,12 @@ static int step_uni(struct ibctx *c, struct ib_rail *r, int sending, uint8_t pee
 		clear_target(r);
 	sync_peer(c);
 	if (sending) {
-		ok = !p_warmup || !ib_rail_write_burst(r, p_size, p_warmup, p_depth, w, err,
+		ok = !p_warmup || !c->tp->write_burst(r, p_size, p_warmup, p_depth, w, err,
 						       sizeof(err));
 		for (int k = 0; ok && k < p_reps; k++) {
 			double t0 = timer_now(), dt;
 
-			ok = !ib_rail_write_burst(r, p_size, p_iters, p_depth, w, err, sizeof(err));
+			ok = !c->tp->write_burst(r, p_size, p_iters, p_depth, w, err, sizeof(err));
 			dt = timer_now() - t0;
 			c->res[R_UNI(c) + k] = ok ? (double)p_size * p_iters / dt / 1e9 : 0.0;
 			c->res[R_BW_TIME] += dt;
@@ -763,7 +736,7 @@ static int step_bidir(struct ibctx *c, struct ib_rail *r, uint8_t peer_pat, cons
 
 	clear_target(r);
 	sync_peer(c);
-	ok = !p_warmup || !ib_rail_write_burst(r, p_size, p_warmup, p_depth, w, err, sizeof(err));
+	ok = !p_warmup || !c->tp->write_burst(r, p_size, p_warmup, p_depth, w, err, sizeof(err));
 	/* every repetition's sync happens on both sides, failed or not: same shape */
 	for (int k = 0; k < p_reps; k++) {
 		double t0, dt;
@@ -772,7 +745,7 @@ static int step_bidir(struct ibctx *c, struct ib_rail *r, uint8_t peer_pat, cons
 		if (!ok)
 			continue;
 		t0 = timer_now();
-		ok = !ib_rail_write_burst(r, p_size, p_iters, p_depth, w, err, sizeof(err));
+		ok = !c->tp->write_burst(r, p_size, p_iters, p_depth, w, err, sizeof(err));
 		dt = timer_now() - t0;
 		c->res[R_BI(c) + k] = ok ? (double)p_size * p_iters / dt / 1e9 : 0.0;
 	}
@@ -817,12 +790,12 @@ static json_t *pair_record(struct ibctx *c, const char *test, int va, int vb, in
 	element(c, va, rail, ea, sizeof(ea));
 	element(c, vb, rail, eb, sizeof(eb));
 	snprintf(el, sizeof(el), "%s-%s", ea, eb);
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:b}",
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:b, s:s}",
 			 "kind", "probe", "name", "ib", "test", test, "scope", "rail_pair",
 			 "element", el, "host", c->vhost[va], "peer", c->vhost[vb],
 			 "nic", rail_label(c, va, rail), "peer_nic", rail_label(c, vb, rail),
 			 "rail", rail, "round", round, "bytes", (json_int_t)bytes,
-			 "loopback", c->loopback);
+			 "loopback", c->loopback, "transport", c->tp->name);
 }
 
 static void add_bw(struct ibctx *c, json_t *rec, const double *v, double rate_GBps)
@@ -915,12 +888,19 @@ static void write_pair(struct ibctx *c, int round, int ra, int rb)
 			   c->allmsg + (size_t)rb * MSG_LEN);
 	if (A[R_WRONG] + B[R_WRONG] > 0) {
 		char ea[160], eb[160], msg[400];
+		json_t *rec;
 
+		element(c, va, rail, ea, sizeof(ea));
+		element(c, vb, rail, eb, sizeof(eb));
 		snprintf(msg, sizeof(msg), "wrong data between '%s' and '%s': %.0f bytes differ",
-			 element(c, va, rail, ea, sizeof(ea)), element(c, vb, rail, eb, sizeof(eb)),
-			 A[R_WRONG] + B[R_WRONG]);
-		run_error(c->run, "probe", "ib", msg);
+			 ea, eb, A[R_WRONG] + B[R_WRONG]);
+		log_error("ib: %s", msg);
+		rec = json_pack("{s:s, s:s, s:s, s:s}", "kind", "probe", "name", "ib", "test", "data",
+				"message", msg);
+		json_object_set_new(rec, "element", json_sprintf("%s-%s", ea, eb));
+		c->run->failures++;
 		c->failed = 1;
+		run_record(c->run, "error", rec);
 	}
 }
 
@@ -1029,7 +1009,7 @@ static void run_turn(struct ibctx *c, int round, int turn)
 		barrier(c, what, detail);
 	}
 	if (peer >= 0 && c->rail_open[turn] == 1)
-		ib_rail_qp_destroy(r);
+		c->tp->qp_destroy(r);
 	pair_end(c);
 	snprintf(what, sizeof(what), "ib round %d turn %d results", round, turn);
 	arm(c, what, detail, 0);
@@ -1118,7 +1098,7 @@ static json_t *gdr_record(struct ibctx *c, struct ib_rail *r, int rail, int ngpu
 
 	if (r->cfg.mem == IB_MEM_GPU)
 		path = r->reg_path;
-	else if (ib_rail_gdr_check(r, gpu, &path, why, sizeof(why)))
+	else if (c->tp->gdr_check(r, gpu, &path, why, sizeof(why)))
 		path = NULL;
 	if (!ib_gpu_bdf(gpu, bdf, sizeof(bdf)) && !pci_read_link(NULL, bdf, &gl)) {
 		gnuma = gl.numa_node;
@@ -1163,7 +1143,7 @@ static json_t *open_rails(struct ibctx *c)
 			continue;
 		rail_cfg(c, rail, &cfg);
 		cfg.gpu = ngpu > 0 ? c->mpi->local_rank % ngpu : 0;
-		if (ib_rail_open(&c->rails[t], &cfg, c->rail_err[t], MSG_LEN)) {
+		if (c->tp->open(&c->rails[t], &cfg, c->rail_err[t], MSG_LEN)) {
 			c->rail_open[t] = -1;
 			log_error("ib: %s", c->rail_err[t]);
 			continue;
@@ -1214,7 +1194,7 @@ static json_t *counter_records(struct ibctx *c)
 		struct port_counters now = c->pc[i];
 		json_t *rec;
 
-		read_counters(&now);
+		read_counters(c->tp->root, &now);
 		rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "kind", "probe", "name", "ib",
 				"test", "counters", "scope", "nic", "element", "", "host",
 				c->mpi->host);
@@ -1273,6 +1253,11 @@ static int plan(struct ibctx *c, json_t *invs)
 		run_skip(c->run, "probe", "ib", reason);
 		return 1;
 	}
+	if (strcmp(c->tp->name, "verbs") && mpi->nnodes > 1) {
+		run_skip(c->run, "probe", "ib", "skipped: the test transport (CCPROBE_IB_FAKE) "
+			 "works between ranks of one host only");
+		return 1;
+	}
 	if (c->loopback && mpi->size < 2) {
 		run_skip(c->run, "probe", "ib", "skipped: needs two nodes, or two ranks on one "
 			 "host (loopback)");
@@ -1317,7 +1302,7 @@ static void free_ctx(struct ibctx *c)
 {
 	for (int t = 0; c->rails && c->rail_open && t < c->turns; t++)
 		if (c->rail_open[t] == 1)
-			ib_rail_close(&c->rails[t]);
+			c->tp->close(&c->rails[t]);
 	for (int v = 0; c->vhost && v < c->nv; v++)
 		free(c->vhost[v]);
 	free(c->vhost);
@@ -1360,10 +1345,19 @@ static uint32_t settings_hash(const struct ibctx *c)
 static int ib_run(struct cc_run *run)
 {
 	struct mpictx *mpi = run->mpi;
-	struct ibctx c = { .run = run, .mpi = mpi, .peer = -1 };
+	struct ibctx c = { .run = run, .mpi = mpi, .peer = -1, .tp = &ib_transport_verbs };
+	static struct ib_transport fake;
+	const char *fake_root = getenv("CCPROBE_IB_FAKE");
 	json_t *inv = NULL, *invs, *all;
 	int rc = CC_EXIT_OK, p, ok;
 
+	if (fake_root && *fake_root) {
+		ib_transport_fake(&fake, fake_root);
+		c.tp = &fake;
+		if (mpi->rank == 0)
+			log_warn("ib: CCPROBE_IB_FAKE: devices from '%s', data moved by memory copies; "
+				 "nothing here measures a network", fake_root);
+	}
 	c.nlat = parse_lat_sizes(p_lat_sizes, c.lat);
 	c.settings = settings_hash(&c);
 	srand48((long)(timer_now() * 1e6) ^ (long)mpi->rank << 16);

@@ -559,4 +559,94 @@ int ib_rail_gdr_check(struct ib_rail *r, int gpu, const char **path, char *why, 
 	return rc;
 }
 
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+static int verbs_list(const struct ib_transport *t, char (*names)[IB_NAME_LEN], int max,
+		      char *why, size_t len)
+{
+	struct ibv_device **list;
+	int n = 0, k = 0, e;
+
+	(void)t;
+	errno = 0;
+	list = ibv_get_device_list(&n);
+	e = errno;
+	for (int i = 0; list && i < n && k < max; i++)
+		snprintf(names[k++], IB_NAME_LEN, "%s", ibv_get_device_name(list[i]));
+	if (list)
+		ibv_free_device_list(list);
+	if (k > 0) {
+		qsort(names, (size_t)k, IB_NAME_LEN, cmp_names);
+		return k;
+	}
+	/* a kernel without RDMA fails with ENOSYS: say so, it is the whole story */
+	snprintf(why, len, "no RDMA devices%s%s%s", e ? " (ibv_get_device_list: " : "",
+		 e ? strerror(e) : "", e == ENOSYS ? "; the kernel has no RDMA support)" :
+		 e ? ")" : "");
+	return 0;
+}
+
+static int verbs_query_device(const struct ib_transport *t, const char *dev, char *fw,
+			      size_t fwlen, char *err, size_t len)
+{
+	struct ibv_context *ctx = open_by_name(dev, err, len);
+	struct ibv_device_attr da;
+	int n = -1;
+
+	(void)t;
+	if (!ctx)
+		return -1;
+	if (ibv_query_device(ctx, &da)) {
+		snprintf(err, len, "cannot query RDMA device '%s': %s", dev, strerror(errno));
+	} else {
+		snprintf(fw, fwlen, "%s", da.fw_ver);
+		n = da.phys_port_cnt;
+	}
+	ibv_close_device(ctx);
+	return n;
+}
+
+static int verbs_query_port(const struct ib_transport *t, const char *dev, int port,
+			    struct ib_port_query *q)
+{
+	char err[160];
+	struct ibv_context *ctx = open_by_name(dev, err, sizeof(err));
+	struct ibv_port_attr a;
+	int rc = -1;
+
+	(void)t;
+	if (!ctx)
+		return -1;
+	if (!ibv_query_port(ctx, (uint8_t)port, &a)) {
+		q->state = a.state;
+		q->ethernet = a.link_layer == IBV_LINK_LAYER_ETHERNET;
+		q->width = a.active_width;
+		q->speed = a.active_speed;
+		q->lid = a.lid;
+		q->active_mtu = a.active_mtu;
+		q->max_mtu = a.max_mtu;
+		rc = 0;
+	}
+	ibv_close_device(ctx);
+	return rc;
+}
+
+const struct ib_transport ib_transport_verbs = {
+	.name = "verbs",
+	.list = verbs_list,
+	.query_device = verbs_query_device,
+	.query_port = verbs_query_port,
+	.open = ib_rail_open,
+	.close = ib_rail_close,
+	.qp_create = ib_rail_qp_create,
+	.qp_connect = ib_rail_qp_connect,
+	.qp_destroy = ib_rail_qp_destroy,
+	.write_burst = ib_rail_write_burst,
+	.pingpong = ib_rail_pingpong,
+	.gdr_check = ib_rail_gdr_check,
+};
+
 #endif /* HAVE_VERBS */

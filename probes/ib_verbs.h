@@ -11,6 +11,7 @@
 #ifdef HAVE_VERBS
 
 #include "ib_plan.h"
+#include "ib_sysfs.h"
 
 #include <infiniband/verbs.h>
 #include <stddef.h>
@@ -49,6 +50,10 @@ struct ib_rail {
 	struct ibv_qp *qp;       /* to the current peer; NULL between pairs */
 	uint32_t max_inline;
 	struct ib_qp_info local, remote;
+	/* the fake transport: shared memory instead of a device */
+	uint8_t *shm, *peer_shm;
+	size_t shm_len, peer_len;
+	char shm_name[64];
 };
 
 /*
@@ -109,6 +114,53 @@ int ib_rail_pingpong(struct ib_rail *r, size_t bytes, int warmup, int iters, int
  * *path "dmabuf" or "peermem", or -1 with the reasons of both in why.
  */
 int ib_rail_gdr_check(struct ib_rail *r, int gpu, const char **path, char *why, size_t len);
+
+/* A port as discovery sees it (the verbs' codes and enums). */
+struct ib_port_query {
+	int state;               /* enum ibv_port_state: IBV_PORT_ACTIVE = 4 */
+	int ethernet;            /* RoCE */
+	unsigned width, speed;   /* active width and speed codes; 0 unknown */
+	int lid;
+	int active_mtu, max_mtu; /* enum ibv_mtu */
+};
+
+/*
+ * Where rails come from. "verbs" is the real thing. "fake" (selected by
+ * CCPROBE_IB_FAKE=ROOT, for tests only) lists the devices of a sysfs tree
+ * under ROOT and moves data with memcpy through POSIX shared memory between
+ * ranks of one host: one-sided writes into the peer's buffer, like RDMA
+ * WRITE, so that the probe's pairing, protocol, records and failure paths
+ * run without RDMA hardware. Its figures are memory copies, and its records
+ * say transport "fake".
+ */
+struct ib_transport {
+	const char *name;
+	const char *root;        /* sysfs root of the inventory; NULL = /sys */
+	/* Sorted device names; 0 with the reason in why when there are none. */
+	int (*list)(const struct ib_transport *t, char (*names)[IB_NAME_LEN], int max, char *why,
+		    size_t len);
+	/* Number of ports of dev and its firmware; -1 with err. */
+	int (*query_device)(const struct ib_transport *t, const char *dev, char *fw, size_t fwlen,
+			    char *err, size_t len);
+	/* One port; 0 or -1. */
+	int (*query_port)(const struct ib_transport *t, const char *dev, int port,
+			  struct ib_port_query *q);
+	int (*open)(struct ib_rail *r, const struct ib_rail_cfg *cfg, char *err, size_t len);
+	void (*close)(struct ib_rail *r);
+	int (*qp_create)(struct ib_rail *r, uint32_t settings, char *err, size_t len);
+	int (*qp_connect)(struct ib_rail *r, const struct ib_qp_info *remote, char *err, size_t len);
+	void (*qp_destroy)(struct ib_rail *r);
+	int (*write_burst)(struct ib_rail *r, size_t bytes, int count, int depth,
+			   const struct ib_wait *w, char *err, size_t len);
+	int (*pingpong)(struct ib_rail *r, size_t bytes, int warmup, int iters, int initiator,
+			double *one_way_us, const struct ib_wait *w, char *err, size_t len);
+	int (*gdr_check)(struct ib_rail *r, int gpu, const char **path, char *why, size_t len);
+};
+
+extern const struct ib_transport ib_transport_verbs;
+
+/* The fake transport over the sysfs tree at root (see above). */
+void ib_transport_fake(struct ib_transport *t, const char *root);
 
 /* Bytes as the verbs MTU enum stands for (IBV_MTU_4096 -> 4096); 0 when unknown. */
 int ib_mtu_bytes(int mtu);
