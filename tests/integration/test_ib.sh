@@ -4,8 +4,12 @@
 # "skipped: no RDMA devices" after the per-host inventory, and the run ends
 # complete with exit 0; a build without verbs (make USE_VERBS=no) says "not
 # built"; bad --ib-* values are usage errors; a rank that hangs in the
-# probe's discovery is named by the watchdog's timeout record. Measurements
-# on real devices: tests/rdma/run.sh.
+# probe's discovery is named by the watchdog's timeout record. With the test
+# transport (CCPROBE_IB_FAKE: devices from the fixture sysfs tree, WRITEs as
+# copies through shared memory) the whole probe runs: inventory, rails, GID
+# choice, records, counters, the data check, a down port, a failing side
+# that stops its peer, and a hang inside a step. Measurements on real
+# devices: tests/rdma/run.sh.
 source "$(dirname "$0")/../lib.sh"
 P=$T_ROOT/build/ccprobe
 NV=$T_ROOT/build-noverbs/ccprobe
@@ -66,6 +70,139 @@ else
 			(.not_started[0].host | length) > 0' "$out"
 	t_check "hang in discovery: end record says timeout" \
 		jq -e -s '.[-1].type == "end" and .[-1].status == "timeout"' "$out"
+fi
+
+# --- the test transport: the probe end to end without hardware
+FIX=$T_ROOT/tests/fixtures/sysfs
+FAKE=(-x CCPROBE_IB_FAKE="$FIX")
+SMALL=(--ib-size 64K --ib-lat-iters 1000 --ib-lat-warmup 10 --ib-iters 20 --ib-warmup 2)
+# segments of ranks killed by a timeout stay behind: remove those of dead processes
+clean_shm() {
+	local f pid
+	for f in /dev/shm/ccdiag-ibfake-*; do
+		[ -e "$f" ] || continue
+		pid=${f#/dev/shm/ccdiag-ibfake-}
+		pid=${pid%%-*}
+		kill -0 "$pid" 2>/dev/null || rm -f "$f"
+	done
+}
+if ! verbs_built; then
+	t_skip "test transport: build/ccprobe was built without verbs"
+else
+	out=$T_TMP/fake.jsonl
+	mpirun --oversubscribe -np 2 "${FAKE[@]}" "$P" -q -o "$out" "${SMALL[@]}" \
+		--ib-lat-sizes 2,4096 ib >/dev/null 2>"$T_TMP/err"
+	rc=$?
+	t_check "fake: exit 0 (rc $rc)" [ "$rc" -eq 0 ]
+	t_check "fake: inventory of the fixture: 4 devices, active ports as rails, down ports not" \
+		jq -e -s '[.[] | select(.type == "inventory")] | length == 1 and .[0].transport == "fake" and
+			(.[0].devices | map(.name)) == ["mlx5_0", "mlx5_1", "mlx5_2", "rxe0"] and
+			.[0].rails == ["mlx5_0:1", "mlx5_1:1", "rxe0:1"] and
+			.[0].versions["fw:mlx5_0"] == "28.39.1002" and
+			(.[0].devices[2].ports | map(.rail)) == [null, null] and
+			(.[0].devices[2].ports[0].state == "DOWN")' "$out"
+	t_check "fake: port rates, PCIe link and the GID chosen per port" \
+		jq -e -s '[.[] | select(.type == "inventory")][0].devices as $d |
+			$d[0].ports[0].rate_Gbps == 400 and $d[0].ports[0].rate_GBps == 50 and
+			$d[0].ports[0].width == "4X" and $d[0].ports[0].speed == "NDR" and
+			$d[0].pci.current.gen == 5 and $d[0].pci.numa_node == 0 and
+			$d[1].pci.downtrained == true and $d[0].ports[0].gid.type == "IB" and
+			$d[1].ports[0].gid.index == 3 and $d[1].ports[0].gid.type == "RoCE v2" and
+			$d[3].ports[0].gid.index == 2 and $d[3].pci == null and
+			$d[2].ports[0].data_rate_Gbps == 8' "$out"
+	# elements read HOST#RANK/PORT-HOST#RANK/PORT; compared without the host name
+	t_check "fake: per rail: latency at both sizes, both directions and both ways, named by rail pair" \
+		jq -e -s 'def el: .element | sub("^[^#]*#"; "") | sub("-[^#/]*#"; "-");
+			[.[] | select(.type == "measurement" and .scope == "rail_pair")] as $m |
+			($m | length) == 15 and all($m[]; .transport == "fake" and .loopback == true) and
+			([$m[] | select(.test == "write_lat") | el] | unique) ==
+				["0/mlx5_0:1-1/mlx5_0:1", "0/mlx5_1:1-1/mlx5_1:1", "0/rxe0:1-1/rxe0:1"] and
+			([$m[] | select(.test == "write_lat")] | map(.bytes) | sort) == [2, 2, 2, 4096, 4096, 4096] and
+			([$m[] | select(.test == "write_bw_uni") | el] | sort) ==
+				["0/mlx5_0:1-1/mlx5_0:1", "0/mlx5_1:1-1/mlx5_1:1", "0/rxe0:1-1/rxe0:1",
+				 "1/mlx5_0:1-0/mlx5_0:1", "1/mlx5_1:1-0/mlx5_1:1", "1/rxe0:1-0/rxe0:1"] and
+			([$m[] | select(.test == "write_bw_bidir") | el] | sort) ==
+				["0/mlx5_0:1-1/mlx5_0:1", "0/mlx5_1:1-1/mlx5_1:1", "0/rxe0:1-1/rxe0:1"]' "$out"
+	t_check "fake: latency stats in us with p99.9; bandwidth in GB/s and Gb/s against the port rate" \
+		jq -e -s '[.[] | select(.type == "measurement")] as $m |
+			all($m[] | select(.test == "write_lat"); .lat_us.n == 1000 and .lat_us.min > 0 and
+				.lat_us.min <= .lat_us.median and .lat_us.median <= .lat_us.p99 and
+				.lat_us.p99 <= .lat_us.p999 and .lat_us.p999 <= .lat_us.max) and
+			all($m[] | select(.test == "write_bw_uni"); .bw_GBps > 0 and
+				(.bw_Gbps - 8 * .bw_GBps | fabs) < 1e-6 and .bytes == 65536 and
+				.bw_stats_GBps.n == 5 and .bw_GBps == .bw_stats_GBps.median and
+				(.pct_of_rate - 100 * .bw_GBps / .rate_GBps | fabs) < 1e-6) and
+			([$m[] | select(.test == "write_bw_uni" and .nic == "mlx5_0:1")][0].rate_GBps == 50) and
+			([$m[] | select(.test == "write_bw_uni" and .nic == "mlx5_1:1")][0].rate_GBps == 25) and
+			([$m[] | select(.test == "write_bw_bidir" and .nic == "mlx5_0:1")][0].rate_GBps == 100)' "$out"
+	t_check "fake: counters of every port, before, after and deltas" \
+		jq -e -s '[.[] | select(.test == "counters")] as $c | ($c | length) == 5 and
+			all($c[]; .scope == "nic") and
+			($c[0].element | endswith("/mlx5_0:1")) and $c[0].counter_before.link_downed == 1 and
+			$c[0].counter_delta.symbol_error == 0 and ($c[0].counter_delta | length) == 17 and
+			$c[0].hw_counter_delta.rnr_nak_retry_err == 0' "$out"
+	t_check "fake: GPUDirect without a GPU is one skip, no error, end complete" \
+		jq -e -s '([.[] | select(.type == "skip" and .test == "gdr")] | length) == 1 and
+			([.[] | select(.type == "error")] | length) == 0 and .[-1].status == "complete"' "$out"
+
+	# a down port asked for by name fails its pairs; the other rail of 3 ranks (byes) goes on
+	out=$T_TMP/down.jsonl
+	mpirun --oversubscribe -np 3 "${FAKE[@]}" "$P" -q -o "$out" "${SMALL[@]}" \
+		--ib-devices mlx5_2:1,mlx5_0 ib >/dev/null 2>&1
+	rc=$?
+	t_check "fake, down port: exit 1 (rc $rc)" [ "$rc" -eq 1 ]
+	t_check "fake, down port: an error per pair at connect naming the port; rail 1 measured for all 3 pairs" \
+		jq -e -s '([.[] | select(.type == "error")] | length == 3 and
+				all(.[]; .test == "connect" and (.message | test("port 1 of .mlx5_2. is not active")))) and
+			([.[] | select(.test == "write_bw_uni")] | length == 6 and all(.[]; .rail == 1)) and
+			([.[] | select(.type == "inventory")][0].rails == ["mlx5_2:1", "mlx5_0:1"]) and
+			.[-1].failures == 3 and .[-1].exit_code == 1' "$out"
+
+	# one side fails its ping-pong: the other stops at once (not at the deadline)
+	out=$T_TMP/fail.jsonl
+	start=$(date +%s)
+	timeout 120 mpirun --oversubscribe -np 2 "${FAKE[@]}" -x CCPROBE_IB_FAKE_FAIL=1:lat "$P" -q \
+		-o "$out" --timeout 30 "${SMALL[@]}" --ib-devices mlx5_0 ib >/dev/null 2>&1
+	rc=$?
+	took=$(($(date +%s) - start))
+	t_check "fake, failing side: exit 1 in ${took}s, well before the 30 s deadline" \
+		[ "$rc" -eq 1 ] && [ "$took" -lt 20 ]
+	t_check "fake, failing side: one error at write_lat with both sides' reasons, nothing measured after" \
+		jq -e -s '([.[] | select(.type == "error")] | length == 1 and
+				(.[0].message | test("failed at write_lat 2 B") and test("the peer gave up") and
+					test("injected failure"))) and
+			([.[] | select(.type == "measurement" and .scope == "rail_pair")] | length) == 0' "$out"
+
+	# wrong data is caught by the receiver's check
+	out=$T_TMP/data.jsonl
+	mpirun --oversubscribe -np 2 "${FAKE[@]}" -x CCPROBE_IB_FAKE_FAIL=1:data "$P" -q -o "$out" \
+		"${SMALL[@]}" --ib-devices mlx5_0 ib >/dev/null 2>&1
+	rc=$?
+	t_check "fake, wrong data: exit 1 and an error record naming the rail pair" \
+		jq -e -s --argjson rc "$rc" '$rc == 1 and ([.[] | select(.type == "error")] | length == 1 and
+			.[0].test == "data" and (.[0].message | test("bytes differ")) and
+			(.[0].element | test("/mlx5_0:1-.*/mlx5_0:1$")))' "$out"
+
+	# a rank that hangs before a bandwidth step: the timeout names it and its partner
+	out=$T_TMP/hang2.jsonl
+	timeout 60 mpirun --oversubscribe -np 4 "${FAKE[@]}" -x CCPROBE_FAULT=hang:2:65536 "$P" -q \
+		-o "$out" --timeout 3 "${SMALL[@]}" --ib-devices mlx5_0 ib >/dev/null 2>&1
+	rc=$?
+	clean_shm
+	t_check "fake, hang in a step: exit 4 (rc $rc)" [ "$rc" -eq 4 ]
+	t_check "fake, hang in a step: timeout record names the step, the pair and its ranks" \
+		jq -e -s '[.[] | select(.type == "timeout")][0] as $t |
+			($t.name | startswith("ib round 0 turn 0 write_bw_uni")) and
+			($t.not_started | map(.rank) | index(2) != null) and
+			($t.pairs | map(select(.a_rank == 2 or .b_rank == 2)) | length) == 1 and
+			([.[] | select(.type == "measurement" and .scope == "rail_pair")] | length) == 0' "$out"
+
+	# an empty tree: the same skip as a machine without devices
+	out=$T_TMP/empty.jsonl
+	mpirun --oversubscribe -np 2 -x CCPROBE_IB_FAKE="$T_TMP" "$P" -q -o "$out" ib >/dev/null 2>&1
+	t_check "fake, no devices: skip 'skipped: no RDMA devices', exit 0" \
+		jq -e -s --argjson rc "$?" '$rc == 0 and
+			([.[] | select(.type == "skip")][0].reason | startswith("skipped: no RDMA devices"))' "$out"
 fi
 
 # --- bad parameters are usage errors, before MPI starts
