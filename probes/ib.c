@@ -215,6 +215,7 @@ struct ibctx {
 	char **vhost;              /* [nv] display host of each plan node */
 	char (*rail_name)[40];     /* [nv * rails_max] "mlx5_0:1" */
 	int failed;                /* rank 0: an error record was written */
+	int printed;               /* rank 0: lines printed on stdout */
 	/* the current pair */
 	int peer;
 	MPI_Request abort_req;
@@ -843,6 +844,46 @@ static void pair_error(struct ibctx *c, int va, int vb, int rail, int step, cons
 	run_record(c->run, "error", rec);
 }
 
+/* Rank 0, on stdout: one line per rail pair (medians; the file has everything). */
+static void print_pair(struct ibctx *c, int va, int vb, int rail, int fail, const double *A,
+		       const double *B, double rate)
+{
+	char ea[160], eb[160], col[4][16], lat[2][16] = { "-", "-" };
+	double bi[1000], v[3] = { 0, 0, 0 };
+	int have[3] = { !fail || fail > S_UNI_AB(c), !fail || fail > S_UNI_BA(c), !fail };
+
+	if (!c->printed++)
+		printf("# ib: RDMA WRITE %zu B (Gb/s = 1e9 bit/s), latency %zu B one-way (us); "
+		       "%%rate = slowest of the three / port rate\n"
+		       "# %-28s %-28s %9s %9s %10s %10s %10s %6s\n", p_size, c->lat[0], "a", "b",
+		       "lat_med", "lat_p99", "a->b_Gbps", "b->a_Gbps", "bidir_Gbps", "%rate");
+	for (int k = 0; k < p_reps; k++)
+		bi[k] = A[R_BI(c) + k] + B[R_BI(c) + k];
+	if (have[0])
+		v[0] = 8 * stats_median(A + R_UNI(c), (size_t)p_reps);
+	if (have[1])
+		v[1] = 8 * stats_median(B + R_UNI(c), (size_t)p_reps);
+	if (have[2])
+		v[2] = 8 * stats_median(bi, (size_t)p_reps) / 2;
+	for (int i = 0; i < 3; i++)
+		snprintf(col[i], sizeof(col[i]), have[i] ? "%.2f" : "-", i == 2 ? 2 * v[i] : v[i]);
+	if (rate > 0 && have[0] && have[1] && have[2]) {
+		double lo = v[0] < v[1] ? v[0] : v[1];
+
+		snprintf(col[3], sizeof(col[3]), "%.1f", 100.0 * (lo < v[2] ? lo : v[2]) / (8 * rate));
+	} else {
+		snprintf(col[3], sizeof(col[3]), "-");
+	}
+	if (!fail || fail > S_LAT) {
+		snprintf(lat[0], sizeof(lat[0]), "%.2f", A[R_LAT(0) + 2]);
+		snprintf(lat[1], sizeof(lat[1]), "%.2f", A[R_LAT(0) + 5]);
+	}
+	printf("  %-28s %-28s %9s %9s %10s %10s %10s %6s%s\n", element(c, va, rail, ea, sizeof(ea)),
+	       element(c, vb, rail, eb, sizeof(eb)), lat[0], lat[1], col[0], col[1], col[2], col[3],
+	       fail ? "  FAILED (see the error record)" : "");
+	fflush(stdout);
+}
+
 /* Rank 0: the records of pair a-b (a the lower plan node) from the gathered rows. */
 static void write_pair(struct ibctx *c, int round, int ra, int rb)
 {
@@ -886,9 +927,10 @@ static void write_pair(struct ibctx *c, int round, int ra, int rb)
 	if (fail)
 		pair_error(c, va, vb, rail, fail, c->allmsg + (size_t)ra * MSG_LEN,
 			   c->allmsg + (size_t)rb * MSG_LEN);
+	if (!c->run->opt->quiet)
+		print_pair(c, va, vb, rail, fail, A, B, rate);
 	if (A[R_WRONG] + B[R_WRONG] > 0) {
 		char ea[160], eb[160], msg[400];
-		json_t *rec;
 
 		element(c, va, rail, ea, sizeof(ea));
 		element(c, vb, rail, eb, sizeof(eb));
