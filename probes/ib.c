@@ -85,6 +85,29 @@ static int parse_lat_sizes(const char *list, size_t *out)
 	return n ? n : -1;
 }
 
+/* --ib-devices: "dev" or "dev:port" items, comma separated. Returns 0 or -1. */
+static int check_devices(const char *list)
+{
+	char buf[512], *save = NULL, *tok;
+
+	if (strlen(list) >= sizeof(buf))
+		return -1;
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':'), *end;
+		long port;
+
+		if (colon == tok || strlen(tok) >= IB_NAME_LEN + 4)
+			return -1;
+		if (!colon)
+			continue;
+		port = strtol(colon + 1, &end, 10);
+		if (end == colon + 1 || *end || port < 1 || port > 255)
+			return -1;
+	}
+	return 0;
+}
+
 static int check_params(char *err, size_t len)
 {
 	size_t s[IB_MAX_LAT];
@@ -104,6 +127,9 @@ static int check_params(char *err, size_t len)
 		snprintf(err, len, "--ib-lat-iters must be 1 to 10000000");
 	else if (strcmp(p_gid_index, "auto") && (end == p_gid_index || *end || g < 0 || g > 255))
 		snprintf(err, len, "--ib-gid-index takes auto or 0 to 255");
+	else if (check_devices(p_devices))
+		snprintf(err, len, "--ib-devices takes DEV or DEV:PORT items, comma separated, "
+			 "e.g. mlx5_0,mlx5_1:1");
 	else if (strcmp(p_mem, "host") && strcmp(p_mem, "gpu"))
 		snprintf(err, len, "--ib-mem takes host or gpu");
 #ifndef HAVE_CUDA

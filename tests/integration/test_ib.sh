@@ -225,6 +225,8 @@ usage "--ib-gid-index 300" "--ib-gid-index takes auto or 0 to 255" --ib-gid-inde
 usage "--ib-size 0" "--ib-size must be" --ib-size 0
 usage "--ib-depth 0" "--ib-depth must be" --ib-depth 0
 usage "--ib-retry 8" "--ib-retry" --ib-retry 8
+usage "--ib-devices mlx5_0:x" "--ib-devices takes DEV or DEV:PORT" --ib-devices mlx5_0:x
+usage "--ib-devices :1" "--ib-devices takes DEV or DEV:PORT" --ib-devices mlx5_0,:1
 "$P" --help | grep -q -- '--ib-lat-sizes' && t_pass "--help lists the --ib-* options" ||
 	t_fail "--help lacks --ib-lat-sizes"
 
