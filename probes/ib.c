@@ -670,7 +670,8 @@ static int connect_pair(struct ibctx *c, struct ib_rail *r, int ok, char *err, s
 }
 
 /* One latency size: the lower node initiates; returns 1 when both sides are fine. */
-static int step_latency(struct ibctx *c, struct ib_rail *r, int is_a, int k, const struct ib_wait *w)
+static int step_latency(struct ibctx *c, struct ib_rail *r, int is_a, int k,
+			const struct ib_wait *w)
 {
 	char err[MSG_LEN] = "";
 	size_t b = c->lat[k];

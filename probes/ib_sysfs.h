@@ -104,7 +104,7 @@ struct ib_dev_sysfs {
 	int ports[IB_MAX_PORTS]; /* port numbers, ascending */
 };
 
-/* Device names under root/class/infiniband, sorted; at most max. Returns the count (0 when absent). */
+/* Device names under root/class/infiniband, sorted; at most max. Returns the count (0: none). */
 int ib_sysfs_list(const char *root, char (*names)[IB_NAME_LEN], int max);
 
 /*
@@ -137,7 +137,7 @@ struct ib_gid_choice {
 int ib_sysfs_choose_gid(const char *root, const char *dev, int port, int ethernet,
 			struct ib_gid_choice *g);
 
-/* Reads GID index idx into g (type and netdev too). Returns 0, or -1 when it is absent or all zero. */
+/* Reads GID idx into g (type and netdev too). Returns 0, or -1 when absent or all zero. */
 int ib_sysfs_gid(const char *root, const char *dev, int port, int idx, struct ib_gid_choice *g);
 
 /* Parses a GID as sysfs prints it (8 groups of 4 hex digits) into 16 bytes. Returns 0 or -1. */

@@ -387,8 +387,8 @@ static const char *why_stopped(int p)
 	return p == 2 ? "the peer gave up" : "the deadline passed";
 }
 
-int ib_rail_write_burst(struct ib_rail *r, size_t bytes, int count, int depth, const struct ib_wait *w,
-			char *err, size_t len)
+int ib_rail_write_burst(struct ib_rail *r, size_t bytes, int count, int depth,
+			const struct ib_wait *w, char *err, size_t len)
 {
 	struct ibv_sge sge = {
 		.addr = (uint64_t)(uintptr_t)r->buf,
