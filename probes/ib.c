@@ -937,11 +937,13 @@ static void write_pair(struct ibctx *c, int round, int ra, int rb)
 	if (!fail || fail > S_UNI_AB(c)) {
 		rec = pair_record(c, "write_bw_uni", va, vb, rail, round, p_size);
 		add_bw(c, rec, A + R_UNI(c), rate);
+		json_object_set_new(rec, "time_s", json_real(A[R_BW_TIME]));
 		run_record(c->run, "measurement", rec);
 	}
 	if (!fail || fail > S_UNI_BA(c)) {
 		rec = pair_record(c, "write_bw_uni", vb, va, rail, round, p_size);
 		add_bw(c, rec, B + R_UNI(c), rate);
+		json_object_set_new(rec, "time_s", json_real(B[R_BW_TIME]));
 		run_record(c->run, "measurement", rec);
 	}
 	if (!fail) {
