@@ -977,8 +977,32 @@ static void write_pair(struct ibctx *c, int round, int ra, int rb)
 
 /* ------------------------------------------------------------------ the rounds */
 
-/* Rank 0: the pairs of a round and turn, for the watchdog's record. */
-static json_t *turn_detail(struct ibctx *c, int round, int turn)
+/*
+ * The index of node v's pair among the pairs of a round (ordered by their
+ * lower node), or -1 when v sits out. On one host (loopback) all pairs of a
+ * round would share the same HCA port at once, so there they take turns by
+ * this index: a pair measures the port, not its share of it.
+ */
+static int pair_slot(const struct ibctx *c, int round, int v)
+{
+	int pv = schedule_pair(c->nv, round, v), lo, k = 0;
+
+	if (pv < 0)
+		return -1;
+	lo = v < pv ? v : pv;
+	for (int x = 0; x < lo; x++)
+		k += schedule_pair(c->nv, round, x) > x;
+	return k;
+}
+
+/* Whether node v's pair runs in slot (-1: every pair at once). */
+static int in_slot(const struct ibctx *c, int round, int slot, int v)
+{
+	return slot < 0 || pair_slot(c, round, v) == slot;
+}
+
+/* Rank 0: the pairs of a round, turn and slot, for the watchdog's record. */
+static json_t *turn_detail(struct ibctx *c, int round, int turn, int slot)
 {
 	json_t *pairs = json_array();
 
@@ -987,15 +1011,16 @@ static json_t *turn_detail(struct ibctx *c, int round, int turn)
 			int rail, pv, peer = ib_pair_of(&c->lay, round, turn, v, l, &rail, &pv);
 			char ea[160], eb[160];
 
-			if (peer < 0 || pv < v)
+			if (peer < 0 || pv < v || !in_slot(c, round, slot, v))
 				continue;
 			json_array_append_new(pairs, json_pack("{s:s, s:s, s:i, s:i}",
 				"a", element(c, v, rail, ea, sizeof(ea)),
 				"b", element(c, pv, rail, eb, sizeof(eb)),
 				"a_rank", ib_rail_rank(&c->lay, v, rail), "b_rank", peer));
 		}
-	return json_pack("{s:s, s:s, s:i, s:i, s:o}", "kind", "probe", "probe", "ib",
-			 "round", round, "turn", turn, "pairs", pairs);
+	return json_pack("{s:s, s:s, s:i, s:i, s:o, s:o}", "kind", "probe", "probe", "ib",
+			 "round", round, "turn", turn, "slot", slot >= 0 ? json_integer(slot) : json_null(),
+			 "pairs", pairs);
 }
 
 static void arm(struct ibctx *c, const char *what, json_t *detail, size_t bytes)
@@ -1028,18 +1053,27 @@ static int run_step(struct ibctx *c, struct ib_rail *r, int step, int is_a, uint
 	return step_bidir(c, r, peer_pat, w);
 }
 
-/* One turn of one round on every rank: connect, the steps, then rank 0 writes the records. */
-static void run_turn(struct ibctx *c, int round, int turn)
+/*
+ * One turn of one round on every rank (slot >= 0: only that pair of the
+ * round, see pair_slot): connect, the steps, then rank 0 writes the records.
+ */
+static void run_turn(struct ibctx *c, int round, int turn, int slot)
 {
 	struct mpictx *mpi = c->mpi;
 	int rail, pv, peer = ib_pair_of(&c->lay, round, turn, c->v, c->vlocal, &rail, &pv);
-	int is_a = peer >= 0 && c->v < pv, alive = peer >= 0;
+	int is_a, alive;
 	struct ib_rail *r = &c->rails[turn];
 	struct ib_wait w = { .stop = peer_stopped, .arg = c };
-	json_t *detail = mpi->rank == 0 ? turn_detail(c, round, turn) : NULL;
+	json_t *detail = mpi->rank == 0 ? turn_detail(c, round, turn, slot) : NULL;
 	uint8_t peer_pat = peer >= 0 ? pattern(pv, rail) : 0;
-	char what[128], sn[64];
+	char what[128], sn[64], where[48];
 
+	if (peer >= 0 && !in_slot(c, round, slot, c->v))
+		peer = -1;
+	is_a = peer >= 0 && c->v < pv;
+	alive = peer >= 0;
+	snprintf(where, sizeof(where), slot < 0 ? "round %d turn %d" : "round %d turn %d slot %d",
+		 round, turn, slot);
 	memset(c->res, 0, (size_t)R_N(c) * sizeof(double));
 	c->msg[0] = '\0';
 	c->res[R_PARTNER] = peer;
@@ -1051,8 +1085,7 @@ static void run_turn(struct ibctx *c, int round, int turn)
 	for (int step = S_CONNECT; step < S_COUNT(c); step++) {
 		int ok = 1;
 
-		snprintf(what, sizeof(what), "ib round %d turn %d %s", round, turn,
-			 step_name(c, step, sn, sizeof(sn)));
+		snprintf(what, sizeof(what), "ib %s %s", where, step_name(c, step, sn, sizeof(sn)));
 		arm(c, what, detail, step == S_CONNECT ? 0 : step < S_UNI_AB(c) ?
 		    c->lat[step - S_LAT] : p_size);
 		w.deadline = watchdog_deadline();
@@ -1082,7 +1115,7 @@ static void run_turn(struct ibctx *c, int round, int turn)
 	if (peer >= 0 && c->rail_open[turn] == 1)
 		c->tp->qp_destroy(r);
 	pair_end(c);
-	snprintf(what, sizeof(what), "ib round %d turn %d results", round, turn);
+	snprintf(what, sizeof(what), "ib %s results", where);
 	arm(c, what, detail, 0);
 	MPI_Gather(c->res, R_N(c), MPI_DOUBLE, c->all, R_N(c), MPI_DOUBLE, 0, mpi->world);
 	MPI_Gather(c->msg, MSG_LEN, MPI_CHAR, c->allmsg, MSG_LEN, MPI_CHAR, 0, mpi->world);
@@ -1479,7 +1512,8 @@ static int ib_run(struct cc_run *run)
 	json_decref(all);
 	for (int round = 0; round < schedule_rounds(c.nv); round++)
 		for (int t = 0; t < c.turns; t++)
-			run_turn(&c, round, t);
+			for (int slot = c.loopback ? 0 : -1; slot < (c.loopback ? c.nv / 2 : 0); slot++)
+				run_turn(&c, round, t, slot);
 counters:
 	arm(&c, "ib counters", NULL, 0);
 	all = gather_json(mpi, mpi->local_rank == 0 && c.pc ? counter_records(&c) : NULL);

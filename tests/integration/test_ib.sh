@@ -158,6 +158,19 @@ else
 			([.[] | select(.type == "inventory")][0].rails == ["mlx5_2:1", "mlx5_0:1"]) and
 			.[-1].failures == 3 and .[-1].exit_code == 1' "$out"
 
+	# 4 ranks on one host: every pair of ranks once per rail, 3 rounds of 2 pairs taking turns
+	out=$T_TMP/four.jsonl
+	mpirun --oversubscribe -np 4 "${FAKE[@]}" "$P" -q -o "$out" "${SMALL[@]}" --ib-devices mlx5_0 \
+		ib >/dev/null 2>&1
+	rc=$?
+	t_check "fake, 4 ranks: exit 0 and all 6 pairs measured once, in rounds 0-2" \
+		jq -e -s --argjson rc "$rc" '$rc == 0 and
+			[.[] | select(.test == "write_lat")] as $l | ($l | length) == 6 and
+			($l | map(.element | sub("^[^#]*#"; "") | sub("-[^#/]*#"; "-") | .[0:1] + .[11:12]) |
+				sort) == ["01", "02", "03", "12", "13", "23"] and
+			($l | map(.round) | unique) == [0, 1, 2] and
+			([.[] | select(.test == "write_bw_uni")] | length) == 12' "$out"
+
 	# one side fails its ping-pong: the other stops at once (not at the deadline)
 	out=$T_TMP/fail.jsonl
 	start=$(date +%s)
@@ -183,18 +196,19 @@ else
 			.[0].test == "data" and (.[0].message | test("bytes differ")) and
 			(.[0].element | test("/mlx5_0:1-.*/mlx5_0:1$")))' "$out"
 
-	# a rank that hangs before a bandwidth step: the timeout names it and its partner
+	# a rank that hangs before a bandwidth step (idle in that slot): the timeout names it
 	out=$T_TMP/hang2.jsonl
 	timeout 60 mpirun --oversubscribe -np 4 "${FAKE[@]}" -x CCPROBE_FAULT=hang:2:65536 "$P" -q \
 		-o "$out" --timeout 3 "${SMALL[@]}" --ib-devices mlx5_0 ib >/dev/null 2>&1
 	rc=$?
 	clean_shm
 	t_check "fake, hang in a step: exit 4 (rc $rc)" [ "$rc" -eq 4 ]
-	t_check "fake, hang in a step: timeout record names the step, the pair and its ranks" \
+	# 4 ranks on one host: the two pairs of a round take turns (slots) on the port
+	t_check "fake, hang in a step: timeout record names the step, its one pair and the hung rank" \
 		jq -e -s '[.[] | select(.type == "timeout")][0] as $t |
-			($t.name | startswith("ib round 0 turn 0 write_bw_uni")) and
-			($t.not_started | map(.rank) | index(2) != null) and
-			($t.pairs | map(select(.a_rank == 2 or .b_rank == 2)) | length) == 1 and
+			($t.name | test("^ib round 0 turn 0 slot [01] write_bw_uni")) and
+			($t.not_started | map(.rank)) == [2] and ($t.not_done | length) == 4 and
+			($t.pairs | length) == 1 and
 			([.[] | select(.type == "measurement" and .scope == "rail_pair")] | length) == 0' "$out"
 
 	# an empty tree: the same skip as a machine without devices
