@@ -201,7 +201,6 @@ struct port_counters {
 enum { S_CONNECT = 1, S_LAT = 2 };   /* then S_LAT + k per latency size, then the three below */
 #define S_UNI_AB(c) (S_LAT + (c)->nlat)
 #define S_UNI_BA(c) (S_LAT + (c)->nlat + 1)
-#define S_BIDIR(c) (S_LAT + (c)->nlat + 2)
 #define S_COUNT(c) (S_LAT + (c)->nlat + 3)
 
 /* One rank's results for a pair, gathered by rank 0; indices below. */

@@ -25,15 +25,6 @@ int ib_mtu_bytes(int mtu)
 	return mtu >= IBV_MTU_256 && mtu <= IBV_MTU_4096 ? 128 << mtu : 0;
 }
 
-int ib_gpu_built(void)
-{
-#ifdef HAVE_CUDA
-	return 1;
-#else
-	return 0;
-#endif
-}
-
 static struct ibv_context *open_by_name(const char *name, char *err, size_t len)
 {
 	struct ibv_device **list;

@@ -165,8 +165,5 @@ void ib_transport_fake(struct ib_transport *t, const char *root);
 /* Bytes as the verbs MTU enum stands for (IBV_MTU_4096 -> 4096); 0 when unknown. */
 int ib_mtu_bytes(int mtu);
 
-/* Whether GPU memory can be registered on this build (CUDA compiled in). */
-int ib_gpu_built(void);
-
 #endif /* HAVE_VERBS */
 #endif
