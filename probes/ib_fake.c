@@ -67,6 +67,7 @@ static int fake_query_port(const struct ib_transport *t, const char *dev, int po
 	q->state = p.state;
 	q->ethernet = !strcmp(p.link_layer, "Ethernet");
 	q->width = width_code(p.rate.lanes);
+	/* as the 8-bit active_speed of rdma-core before v47: XDR does not fit */
 	q->speed = p.rate.speed && p.rate.speed->code <= 0xff ? p.rate.speed->code : 0;
 	q->lid = p.lid > 0 ? p.lid : 0;
 	q->max_mtu = IBV_MTU_4096;

@@ -94,10 +94,10 @@ else
 		--ib-lat-sizes 2,4096 ib >/dev/null 2>"$T_TMP/err"
 	rc=$?
 	t_check "fake: exit 0 (rc $rc)" [ "$rc" -eq 0 ]
-	t_check "fake: inventory of the fixture: 4 devices, active ports as rails, down ports not" \
+	t_check "fake: inventory of the fixture: 5 devices, active ports as rails, down ports not" \
 		jq -e -s '[.[] | select(.type == "inventory")] | length == 1 and .[0].transport == "fake" and
-			(.[0].devices | map(.name)) == ["mlx5_0", "mlx5_1", "mlx5_2", "rxe0"] and
-			.[0].rails == ["mlx5_0:1", "mlx5_1:1", "rxe0:1"] and
+			(.[0].devices | map(.name)) == ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "rxe0"] and
+			.[0].rails == ["mlx5_0:1", "mlx5_1:1", "mlx5_3:1", "rxe0:1"] and
 			.[0].versions["fw:mlx5_0"] == "28.39.1002" and
 			(.[0].devices[2].ports | map(.rail)) == [null, null] and
 			(.[0].devices[2].ports[0].state == "DOWN")' "$out"
@@ -108,21 +108,27 @@ else
 			$d[0].pci.current.gen == 5 and $d[0].pci.numa_node == 0 and
 			$d[1].pci.downtrained == true and $d[0].ports[0].gid.type == "IB" and
 			$d[1].ports[0].gid.index == 3 and $d[1].ports[0].gid.type == "RoCE v2" and
-			$d[3].ports[0].gid.index == 2 and $d[3].pci == null and
-			$d[2].ports[0].data_rate_Gbps == 8' "$out"
+			$d[4].ports[0].gid.index == 2 and $d[4].pci == null and
+			$d[2].ports[0].data_rate_Gbps == 8 and $d[0].ports[0].rate_source == "verbs" and
+			$d[3].ports[0].rate_Gbps == 800 and $d[3].ports[0].speed == "XDR" and
+			$d[3].ports[0].rate_source == "sysfs" and $d[3].pci.numa_node == 3' "$out"
 	# elements read HOST#RANK/PORT-HOST#RANK/PORT; compared without the host name
 	t_check "fake: per rail: latency at both sizes, both directions and both ways, named by rail pair" \
 		jq -e -s 'def el: .element | sub("^[^#]*#"; "") | sub("-[^#/]*#"; "-");
 			[.[] | select(.type == "measurement" and .scope == "rail_pair")] as $m |
-			($m | length) == 15 and all($m[]; .transport == "fake" and .loopback == true) and
+			($m | length) == 20 and all($m[]; .transport == "fake" and .loopback == true) and
 			([$m[] | select(.test == "write_lat") | el] | unique) ==
-				["0/mlx5_0:1-1/mlx5_0:1", "0/mlx5_1:1-1/mlx5_1:1", "0/rxe0:1-1/rxe0:1"] and
-			([$m[] | select(.test == "write_lat")] | map(.bytes) | sort) == [2, 2, 2, 4096, 4096, 4096] and
+				["0/mlx5_0:1-1/mlx5_0:1", "0/mlx5_1:1-1/mlx5_1:1", "0/mlx5_3:1-1/mlx5_3:1",
+				 "0/rxe0:1-1/rxe0:1"] and
+			([$m[] | select(.test == "write_lat")] | map(.bytes) | sort) ==
+				[2, 2, 2, 2, 4096, 4096, 4096, 4096] and
 			([$m[] | select(.test == "write_bw_uni") | el] | sort) ==
-				["0/mlx5_0:1-1/mlx5_0:1", "0/mlx5_1:1-1/mlx5_1:1", "0/rxe0:1-1/rxe0:1",
-				 "1/mlx5_0:1-0/mlx5_0:1", "1/mlx5_1:1-0/mlx5_1:1", "1/rxe0:1-0/rxe0:1"] and
+				["0/mlx5_0:1-1/mlx5_0:1", "0/mlx5_1:1-1/mlx5_1:1", "0/mlx5_3:1-1/mlx5_3:1",
+				 "0/rxe0:1-1/rxe0:1", "1/mlx5_0:1-0/mlx5_0:1", "1/mlx5_1:1-0/mlx5_1:1",
+				 "1/mlx5_3:1-0/mlx5_3:1", "1/rxe0:1-0/rxe0:1"] and
 			([$m[] | select(.test == "write_bw_bidir") | el] | sort) ==
-				["0/mlx5_0:1-1/mlx5_0:1", "0/mlx5_1:1-1/mlx5_1:1", "0/rxe0:1-1/rxe0:1"]' "$out"
+				["0/mlx5_0:1-1/mlx5_0:1", "0/mlx5_1:1-1/mlx5_1:1", "0/mlx5_3:1-1/mlx5_3:1",
+				 "0/rxe0:1-1/rxe0:1"]' "$out"
 	t_check "fake: latency stats in us with p99.9; bandwidth in GB/s and Gb/s against the port rate" \
 		jq -e -s '[.[] | select(.type == "measurement")] as $m |
 			all($m[] | select(.test == "write_lat"); .lat_us.n == 1000 and .lat_us.min > 0 and
@@ -134,9 +140,10 @@ else
 				(.pct_of_rate - 100 * .bw_GBps / .rate_GBps | fabs) < 1e-6) and
 			([$m[] | select(.test == "write_bw_uni" and .nic == "mlx5_0:1")][0].rate_GBps == 50) and
 			([$m[] | select(.test == "write_bw_uni" and .nic == "mlx5_1:1")][0].rate_GBps == 25) and
+			([$m[] | select(.test == "write_bw_uni" and .nic == "mlx5_3:1")][0].rate_GBps == 100) and
 			([$m[] | select(.test == "write_bw_bidir" and .nic == "mlx5_0:1")][0].rate_GBps == 100)' "$out"
 	t_check "fake: counters of every port, before, after and deltas" \
-		jq -e -s '[.[] | select(.test == "counters")] as $c | ($c | length) == 5 and
+		jq -e -s '[.[] | select(.test == "counters")] as $c | ($c | length) == 6 and
 			all($c[]; .scope == "nic") and
 			($c[0].element | endswith("/mlx5_0:1")) and $c[0].counter_before.link_downed == 1 and
 			$c[0].counter_delta.symbol_error == 0 and ($c[0].counter_delta | length) == 17 and

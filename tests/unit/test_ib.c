@@ -91,11 +91,12 @@ static void test_sysfs_devices(void **state)
 	struct pci_link pl;
 
 	(void)state;
-	assert_int_equal(ib_sysfs_list(ROOT, names, 8), 4);
+	assert_int_equal(ib_sysfs_list(ROOT, names, 8), 5);
 	assert_string_equal(names[0], "mlx5_0");
 	assert_string_equal(names[1], "mlx5_1");
 	assert_string_equal(names[2], "mlx5_2");
-	assert_string_equal(names[3], "rxe0");
+	assert_string_equal(names[3], "mlx5_3");
+	assert_string_equal(names[4], "rxe0");
 	assert_int_equal(ib_sysfs_list(ROOT, names, 2), 2);
 	assert_int_equal(ib_sysfs_list("tests/fixtures/none", names, 8), 0);
 
@@ -153,6 +154,11 @@ static void test_sysfs_ports(void **state)
 	assert_float_equal(p.rate.Gbps, 2.5, 0);
 	assert_int_equal(p.lid, -1);
 	assert_int_equal(ib_sysfs_port(ROOT, "mlx5_0", 2, &p), -1);
+	/* XDR: beyond the 8-bit verbs speed of rdma-core before v47; sysfs has it */
+	assert_int_equal(ib_sysfs_port(ROOT, "mlx5_3", 1, &p), 0);
+	assert_float_equal(p.rate.Gbps, 800, 0);
+	assert_int_equal(p.rate.speed->code, IBR_SPEED_XDR);
+	assert_float_equal(p.rate.lanes * p.rate.speed->data_Gbps, 800, 0);
 }
 
 static void test_gid_choice(void **state)
