@@ -1,0 +1,276 @@
+#!/bin/bash
+# tests/integration/test_ib.sh: the ib probe where there is no RDMA hardware
+# (this machine, CI): without devices every rank agrees on one skip record
+# "skipped: no RDMA devices" after the per-host inventory, and the run ends
+# complete with exit 0; a build without verbs (make USE_VERBS=no) says "not
+# built"; bad --ib-* values are usage errors; a rank that hangs in the
+# probe's discovery is named by the watchdog's timeout record. With the test
+# transport (CCPROBE_IB_FAKE: devices from the fixture sysfs tree, WRITEs as
+# copies through shared memory) the whole probe runs: inventory, rails, GID
+# choice, records, counters, the data check, a down port, a failing side
+# that stops its peer, and a hang inside a step. Measurements on real
+# devices: tests/rdma/run.sh.
+source "$(dirname "$0")/../lib.sh"
+P=$T_ROOT/build/ccprobe
+NV=$T_ROOT/build-noverbs/ccprobe
+
+if [ ! -x "$P" ] || ! command -v jq >/dev/null; then
+	t_fail "needs build/ccprobe and jq"
+	t_done
+	exit
+fi
+has_devices() { [ -n "$(ls -A /sys/class/infiniband 2>/dev/null)" ]; }
+verbs_built() { "$P" --list | grep -E '^  ib ' | grep -vq 'not built'; }
+
+# --- no devices: a skip, the inventory, a normal end
+if has_devices; then
+	t_skip "no-device cases: this machine has RDMA devices (tests/rdma/run.sh measures them)"
+elif ! verbs_built; then
+	t_skip "no-device cases: build/ccprobe was built without verbs"
+else
+	out=$T_TMP/nodev.jsonl
+	mpirun --oversubscribe -np 3 "$P" -q -o "$out" ib >/dev/null 2>"$T_TMP/err"
+	rc=$?
+	t_check "no devices: exit 0 (rc $rc)" [ "$rc" -eq 0 ]
+	t_check "no devices: one skip record 'skipped: no RDMA devices'" \
+		jq -e -s '[.[] | select(.type == "skip")] | length == 1 and
+			(.[0].name == "ib") and (.[0].reason | startswith("skipped: no RDMA devices"))' "$out"
+	t_check "no devices: an rdma inventory per host with no devices and the reason" \
+		jq -e -s '[.[] | select(.type == "inventory")] | length == 1 and .[0].kind == "rdma" and
+			.[0].devices == [] and .[0].rails == [] and (.[0].host | length) > 0 and
+			(.[0].reason | startswith("no RDMA devices")) and (.[0].versions | type) == "object"' "$out"
+	t_check "no devices: nothing measured, no error, end complete" \
+		jq -e -s '([.[] | select(.type == "measurement" or .type == "error")] | length) == 0 and
+			.[-1].type == "end" and .[-1].status == "complete" and .[-1].exit_code == 0' "$out"
+	t_check "no devices: the header says verbs were built in" \
+		jq -e -s '.[0].type == "run" and .[0].features.verbs == true' "$out"
+	# one rank, and the probe beside a collective: the run goes on after the skip
+	out=$T_TMP/nodev1.jsonl
+	mpirun --oversubscribe -np 1 "$P" -q -o "$out" -b 8 -e 64 -n 2 -r 2 ib all_reduce \
+		>/dev/null 2>&1
+	rc=$?
+	t_check "no devices, one rank, then all_reduce: exit 0 and the collective measured" \
+		jq -e -s --argjson rc "$rc" '$rc == 0 and
+			([.[] | select(.type == "skip" and .name == "ib")] | length) == 1 and
+			([.[] | select(.type == "measurement" and .name == "all_reduce")] | length) == 4' "$out"
+fi
+
+# --- a rank that hangs in discovery (a wedged driver) is named
+if has_devices || ! verbs_built; then
+	t_skip "hang in discovery: needs a verbs build on a machine without devices"
+else
+	out=$T_TMP/hang.jsonl
+	timeout 60 mpirun --oversubscribe -np 3 -x CCPROBE_FAULT=hang:1 "$P" --timeout 2 -q \
+		-o "$out" ib >/dev/null 2>"$T_TMP/err"
+	rc=$?
+	t_check "hang in discovery: exit 4 (rc $rc)" [ "$rc" -eq 4 ]
+	t_check "hang in discovery: timeout record names the step and rank 1 as never started" \
+		jq -e -s '[.[] | select(.type == "timeout")][0] | .name == "ib discovery" and
+			.deadline_s == 2 and (.not_started | map(.rank)) == [1] and
+			(.not_started[0].host | length) > 0' "$out"
+	t_check "hang in discovery: end record says timeout" \
+		jq -e -s '.[-1].type == "end" and .[-1].status == "timeout"' "$out"
+fi
+
+# --- the test transport: the probe end to end without hardware
+FIX=$T_ROOT/tests/fixtures/sysfs
+FAKE=(-x CCPROBE_IB_FAKE="$FIX")
+SMALL=(--ib-size 64K --ib-lat-iters 1000 --ib-lat-warmup 10 --ib-iters 20 --ib-warmup 2)
+# segments of ranks killed by a timeout stay behind: remove those of dead processes
+clean_shm() {
+	local f pid
+	for f in /dev/shm/ccdiag-ibfake-*; do
+		[ -e "$f" ] || continue
+		pid=${f#/dev/shm/ccdiag-ibfake-}
+		pid=${pid%%-*}
+		kill -0 "$pid" 2>/dev/null || rm -f "$f"
+	done
+}
+if ! verbs_built; then
+	t_skip "test transport: build/ccprobe was built without verbs"
+else
+	out=$T_TMP/fake.jsonl
+	mpirun --oversubscribe -np 2 "${FAKE[@]}" "$P" -q -o "$out" "${SMALL[@]}" \
+		--ib-lat-sizes 2,4096 ib >/dev/null 2>"$T_TMP/err"
+	rc=$?
+	t_check "fake: exit 0 (rc $rc)" [ "$rc" -eq 0 ]
+	t_check "fake: inventory of the fixture: 5 devices, active ports as rails, down ports not" \
+		jq -e -s '[.[] | select(.type == "inventory")] | length == 1 and .[0].transport == "fake" and
+			(.[0].devices | map(.name)) == ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "rxe0"] and
+			.[0].rails == ["mlx5_0:1", "mlx5_1:1", "mlx5_3:1", "rxe0:1"] and
+			.[0].versions["fw:mlx5_0"] == "28.39.1002" and
+			(.[0].devices[2].ports | map(.rail)) == [null, null] and
+			(.[0].devices[2].ports[0].state == "DOWN")' "$out"
+	t_check "fake: port rates, PCIe link and the GID chosen per port" \
+		jq -e -s '[.[] | select(.type == "inventory")][0].devices as $d |
+			$d[0].ports[0].rate_Gbps == 400 and $d[0].ports[0].rate_GBps == 50 and
+			$d[0].ports[0].width == "4X" and $d[0].ports[0].speed == "NDR" and
+			$d[0].pci.current.gen == 5 and $d[0].pci.numa_node == 0 and
+			$d[1].pci.downtrained == true and $d[0].ports[0].gid.type == "IB" and
+			$d[1].ports[0].gid.index == 3 and $d[1].ports[0].gid.type == "RoCE v2" and
+			$d[4].ports[0].gid.index == 2 and $d[4].pci == null and
+			$d[2].ports[0].data_rate_Gbps == 8 and $d[0].ports[0].rate_source == "verbs" and
+			$d[3].ports[0].rate_Gbps == 800 and $d[3].ports[0].speed == "XDR" and
+			$d[3].ports[0].rate_source == "sysfs" and $d[3].pci.numa_node == 3' "$out"
+	# elements read HOST#RANK/PORT-HOST#RANK/PORT; compared without the host name
+	t_check "fake: per rail: latency at both sizes, both directions and both ways, named by rail pair" \
+		jq -e -s 'def el: .element | sub("^[^#]*#"; "") | sub("-[^#/]*#"; "-");
+			[.[] | select(.type == "measurement" and .scope == "rail_pair")] as $m |
+			($m | length) == 20 and all($m[]; .transport == "fake" and .loopback == true) and
+			([$m[] | select(.test == "write_lat") | el] | unique) ==
+				["0/mlx5_0:1-1/mlx5_0:1", "0/mlx5_1:1-1/mlx5_1:1", "0/mlx5_3:1-1/mlx5_3:1",
+				 "0/rxe0:1-1/rxe0:1"] and
+			([$m[] | select(.test == "write_lat")] | map(.bytes) | sort) ==
+				[2, 2, 2, 2, 4096, 4096, 4096, 4096] and
+			([$m[] | select(.test == "write_bw_uni") | el] | sort) ==
+				["0/mlx5_0:1-1/mlx5_0:1", "0/mlx5_1:1-1/mlx5_1:1", "0/mlx5_3:1-1/mlx5_3:1",
+				 "0/rxe0:1-1/rxe0:1", "1/mlx5_0:1-0/mlx5_0:1", "1/mlx5_1:1-0/mlx5_1:1",
+				 "1/mlx5_3:1-0/mlx5_3:1", "1/rxe0:1-0/rxe0:1"] and
+			([$m[] | select(.test == "write_bw_bidir") | el] | sort) ==
+				["0/mlx5_0:1-1/mlx5_0:1", "0/mlx5_1:1-1/mlx5_1:1", "0/mlx5_3:1-1/mlx5_3:1",
+				 "0/rxe0:1-1/rxe0:1"]' "$out"
+	t_check "fake: latency stats in us with p99.9; bandwidth in GB/s and Gb/s against the port rate" \
+		jq -e -s '[.[] | select(.type == "measurement")] as $m |
+			all($m[] | select(.test == "write_lat"); .lat_us.n == 1000 and .lat_us.min > 0 and
+				.lat_us.min <= .lat_us.median and .lat_us.median <= .lat_us.p99 and
+				.lat_us.p99 <= .lat_us.p999 and .lat_us.p999 <= .lat_us.max) and
+			all($m[] | select(.test == "write_bw_uni"); .bw_GBps > 0 and
+				(.bw_Gbps - 8 * .bw_GBps | fabs) < 1e-6 and .bytes == 65536 and
+				.bw_stats_GBps.n == 5 and .bw_GBps == .bw_stats_GBps.median and
+				(.pct_of_rate - 100 * .bw_GBps / .rate_GBps | fabs) < 1e-6) and
+			([$m[] | select(.test == "write_bw_uni" and .nic == "mlx5_0:1")][0].rate_GBps == 50) and
+			([$m[] | select(.test == "write_bw_uni" and .nic == "mlx5_1:1")][0].rate_GBps == 25) and
+			([$m[] | select(.test == "write_bw_uni" and .nic == "mlx5_3:1")][0].rate_GBps == 100) and
+			([$m[] | select(.test == "write_bw_bidir" and .nic == "mlx5_0:1")][0].rate_GBps == 100)' "$out"
+	t_check "fake: counters of every port, before, after and deltas" \
+		jq -e -s '[.[] | select(.test == "counters")] as $c | ($c | length) == 6 and
+			all($c[]; .scope == "nic") and
+			($c[0].element | endswith("/mlx5_0:1")) and $c[0].counter_before.link_downed == 1 and
+			$c[0].counter_delta.symbol_error == 0 and ($c[0].counter_delta | length) == 17 and
+			$c[0].hw_counter_delta.rnr_nak_retry_err == 0' "$out"
+	t_check "fake: GPUDirect without a GPU is one skip, no error, end complete" \
+		jq -e -s '([.[] | select(.type == "skip" and .test == "gdr")] | length) == 1 and
+			([.[] | select(.type == "error")] | length) == 0 and .[-1].status == "complete"' "$out"
+
+	# a down port asked for by name fails its pairs; the other rail of 3 ranks (byes) goes on
+	out=$T_TMP/down.jsonl
+	mpirun --oversubscribe -np 3 "${FAKE[@]}" "$P" -q -o "$out" "${SMALL[@]}" \
+		--ib-devices mlx5_2:1,mlx5_0 ib >/dev/null 2>&1
+	rc=$?
+	t_check "fake, down port: exit 1 (rc $rc)" [ "$rc" -eq 1 ]
+	t_check "fake, down port: an error per pair at connect naming the port; rail 1 measured for all 3 pairs" \
+		jq -e -s '([.[] | select(.type == "error")] | length == 3 and
+				all(.[]; .test == "connect" and (.message | test("port 1 of .mlx5_2. is not active")))) and
+			([.[] | select(.test == "write_bw_uni")] | length == 6 and all(.[]; .rail == 1)) and
+			([.[] | select(.type == "inventory")][0].rails == ["mlx5_2:1", "mlx5_0:1"]) and
+			.[-1].failures == 3 and .[-1].exit_code == 1' "$out"
+
+	# 4 ranks on one host: every pair of ranks once per rail, 3 rounds of 2 pairs taking turns
+	out=$T_TMP/four.jsonl
+	mpirun --oversubscribe -np 4 "${FAKE[@]}" "$P" -q -o "$out" "${SMALL[@]}" --ib-devices mlx5_0 \
+		ib >/dev/null 2>&1
+	rc=$?
+	t_check "fake, 4 ranks: exit 0 and all 6 pairs measured once, in rounds 0-2" \
+		jq -e -s --argjson rc "$rc" '$rc == 0 and
+			[.[] | select(.test == "write_lat")] as $l | ($l | length) == 6 and
+			($l | map(.element | sub("^[^#]*#"; "") | sub("-[^#/]*#"; "-") | .[0:1] + .[11:12]) |
+				sort) == ["01", "02", "03", "12", "13", "23"] and
+			($l | map(.round) | unique) == [0, 1, 2] and
+			([.[] | select(.test == "write_bw_uni")] | length) == 12' "$out"
+
+	# one side fails its ping-pong: the other stops at once (not at the deadline)
+	out=$T_TMP/fail.jsonl
+	start=$(date +%s)
+	timeout 120 mpirun --oversubscribe -np 2 "${FAKE[@]}" -x CCPROBE_IB_FAKE_FAIL=1:lat "$P" -q \
+		-o "$out" --timeout 30 "${SMALL[@]}" --ib-devices mlx5_0 ib >/dev/null 2>&1
+	rc=$?
+	took=$(($(date +%s) - start))
+	t_check "fake, failing side: exit 1 in ${took}s, well before the 30 s deadline" \
+		[ "$rc" -eq 1 ] && [ "$took" -lt 20 ]
+	t_check "fake, failing side: one error at write_lat with both sides' reasons, nothing measured after" \
+		jq -e -s '([.[] | select(.type == "error")] | length == 1 and
+				(.[0].message | test("failed at write_lat 2 B") and test("the peer gave up") and
+					test("injected failure"))) and
+			([.[] | select(.type == "measurement" and .scope == "rail_pair")] | length) == 0' "$out"
+
+	# wrong data is caught by the receiver's check
+	out=$T_TMP/data.jsonl
+	mpirun --oversubscribe -np 2 "${FAKE[@]}" -x CCPROBE_IB_FAKE_FAIL=1:data "$P" -q -o "$out" \
+		"${SMALL[@]}" --ib-devices mlx5_0 ib >/dev/null 2>&1
+	rc=$?
+	t_check "fake, wrong data: exit 1 and an error record naming the rail pair" \
+		jq -e -s --argjson rc "$rc" '$rc == 1 and ([.[] | select(.type == "error")] | length == 1 and
+			.[0].test == "data" and (.[0].message | test("bytes differ")) and
+			(.[0].element | test("/mlx5_0:1-.*/mlx5_0:1$")))' "$out"
+
+	# a rank that hangs before a bandwidth step (idle in that slot): the timeout names it
+	out=$T_TMP/hang2.jsonl
+	timeout 60 mpirun --oversubscribe -np 4 "${FAKE[@]}" -x CCPROBE_FAULT=hang:2:65536 "$P" -q \
+		-o "$out" --timeout 3 "${SMALL[@]}" --ib-devices mlx5_0 ib >/dev/null 2>&1
+	rc=$?
+	clean_shm
+	t_check "fake, hang in a step: exit 4 (rc $rc)" [ "$rc" -eq 4 ]
+	# 4 ranks on one host: the two pairs of a round take turns (slots) on the port
+	t_check "fake, hang in a step: timeout record names the step, its one pair and the hung rank" \
+		jq -e -s '[.[] | select(.type == "timeout")][0] as $t |
+			($t.name | test("^ib round 0 turn 0 slot [01] write_bw_uni")) and
+			($t.not_started | map(.rank)) == [2] and ($t.not_done | length) == 4 and
+			($t.pairs | length) == 1 and
+			([.[] | select(.type == "measurement" and .scope == "rail_pair")] | length) == 0' "$out"
+
+	# an empty tree: the same skip as a machine without devices
+	out=$T_TMP/empty.jsonl
+	mpirun --oversubscribe -np 2 -x CCPROBE_IB_FAKE="$T_TMP" "$P" -q -o "$out" ib >/dev/null 2>&1
+	t_check "fake, no devices: skip 'skipped: no RDMA devices', exit 0" \
+		jq -e -s --argjson rc "$?" '$rc == 0 and
+			([.[] | select(.type == "skip")][0].reason | startswith("skipped: no RDMA devices"))' "$out"
+fi
+
+# --- bad parameters are usage errors, before MPI starts
+usage() {
+	local desc=$1 pat=$2 rc
+	shift 2
+	"$P" "$@" ib >"$T_TMP/out" 2>"$T_TMP/err"
+	rc=$?
+	if [ "$rc" -eq 2 ] && grep -q -- "$pat" "$T_TMP/err" &&
+		[ "$(grep -c '^ccprobe: error: ' "$T_TMP/err")" -eq 1 ]; then
+		t_pass "usage: $desc"
+	else
+		t_fail "usage: $desc: exit $rc, $(head -c 200 "$T_TMP/err")"
+	fi
+}
+usage "--ib-mem must be host or gpu" "--ib-mem takes host or gpu" --ib-mem disk
+usage "--ib-lat-sizes 0" "--ib-lat-sizes takes" --ib-lat-sizes 0
+usage "--ib-lat-sizes junk" "--ib-lat-sizes takes" --ib-lat-sizes 2,x
+usage "--ib-gid-index 300" "--ib-gid-index takes auto or 0 to 255" --ib-gid-index 300
+usage "--ib-size 0" "--ib-size must be" --ib-size 0
+usage "--ib-depth 0" "--ib-depth must be" --ib-depth 0
+usage "--ib-retry 8" "--ib-retry" --ib-retry 8
+usage "--ib-devices mlx5_0:x" "--ib-devices takes DEV or DEV:PORT" --ib-devices mlx5_0:x
+usage "--ib-devices :1" "--ib-devices takes DEV or DEV:PORT" --ib-devices mlx5_0,:1
+"$P" --help | grep -q -- '--ib-lat-sizes' && t_pass "--help lists the --ib-* options" ||
+	t_fail "--help lacks --ib-lat-sizes"
+
+# --- built without verbs: the probe exists and says why it cannot run
+if ! make -C "$T_ROOT" --no-print-directory -j2 USE_VERBS=no B=build-noverbs \
+	build-noverbs/ccprobe >"$T_TMP/make.log" 2>&1; then
+	t_fail "make USE_VERBS=no: $(tail -c 400 "$T_TMP/make.log")"
+else
+	if grep -qE 'warning|error' "$T_TMP/make.log"; then
+		t_fail "make USE_VERBS=no: warnings: $(grep -m3 -E 'warning|error' "$T_TMP/make.log")"
+	else
+		t_pass "make USE_VERBS=no builds without warnings"
+	fi
+	"$NV" --list | grep -E '^  ib ' | grep -q 'not built: built without libibverbs' &&
+		t_pass "no verbs: --list says ib is not built" || t_fail "no verbs: --list: $("$NV" --list | grep ib)"
+	out=$T_TMP/noverbs.jsonl
+	mpirun --oversubscribe -np 2 "$NV" -q -o "$out" ib >/dev/null 2>&1
+	rc=$?
+	t_check "no verbs: exit 0 (rc $rc)" [ "$rc" -eq 0 ]
+	t_check "no verbs: one skip record 'not built: ...', nothing else from ib, end complete" \
+		jq -e -s '([.[] | select(.name == "ib" or .kind == "rdma")] | length) == 1 and
+			([.[] | select(.type == "skip")][0].reason | startswith("not built: ")) and
+			.[0].features.verbs == false and .[-1].status == "complete"' "$out"
+fi
+
+t_done
