@@ -1,0 +1,749 @@
+/*
+ * report/eval.c: feeds records to the criteria and judges them. Memory is
+ * bounded by what is judged, not by the number of records: per criterion and
+ * element only the worst value at each of the PLATEAU_SIZES largest sizes is
+ * kept (docs/profiles.md, "how values are aggregated").
+ */
+#include "report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const verdicts[] = { "pass", "warn", "incomplete", "fail" };
+
+const char *rpt_verdict_name(int v)
+{
+	return v >= V_PASS && v <= V_FAIL ? verdicts[v] : "?";
+}
+
+static const char *str(const json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
+static int streq(const char *a, const char *b)
+{
+	return a && b && !strcmp(a, b);
+}
+
+int eval_init(struct eval *e, const struct profile *p)
+{
+	memset(e, 0, sizeof(*e));
+	e->p = p;
+	e->cs = calloc(p->ncrit ? p->ncrit : 1, sizeof(*e->cs));
+	e->series = json_object();
+	e->diagnoses = json_array();
+	e->timeouts = json_array();
+	e->versions = json_object();
+	e->outliers = json_array();
+	if (!e->cs || !e->series || !e->diagnoses || !e->timeouts || !e->versions || !e->outliers)
+		return -1;
+	e->ncs = p->ncrit;
+	for (int i = 0; i < p->ncrit; i++)
+		e->cs[i].c = &p->crit[i];
+	return 0;
+}
+
+static int host_index(struct eval *e, const char *name)
+{
+	int i = htab_get(&e->hosts, name);
+
+	if (i >= 0)
+		return i;
+	if (e->nhosts == e->caphosts) {
+		int cap = e->caphosts ? e->caphosts * 2 : 16;
+		char **v = realloc(e->host_names, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		e->host_names = v;
+		e->caphosts = cap;
+	}
+	e->host_names[e->nhosts] = strdup(name);
+	if (!e->host_names[e->nhosts] || htab_put(&e->hosts, name, e->nhosts))
+		return -1;
+	return e->nhosts++;
+}
+
+/* ---- what a criterion selects ---- */
+
+/* a field the record and the criterion both name must agree */
+static int field_ok(const json_t *rec, const char *k, const char *want)
+{
+	const char *have = str(rec, k);
+
+	return !want || !have || !strcmp(want, have);
+}
+
+static int selects(const struct criterion *c, const json_t *rec, int strict)
+{
+	const char *kind = str(rec, "kind"), *name = str(rec, "name");
+
+	if (c->collective) {
+		if (!streq(kind, "collective") || !streq(name, c->collective))
+			return 0;
+	} else if (!streq(kind, "probe") || !streq(name, c->probe)) {
+		return 0;
+	}
+	if (c->min_nodes && strict) {
+		json_int_t n = json_integer_value(json_object_get(rec, "nodes"));
+
+		if (n < c->min_nodes || (c->max_nodes && n > c->max_nodes))
+			return 0;
+	}
+	/* measurements must carry what the criterion names; skips and errors may not */
+	if (strict && ((c->test && !str(rec, "test")) || (c->backend && !str(rec, "backend")) ||
+		       (c->dtype && !str(rec, "dtype")) || (c->op && !str(rec, "op"))))
+		return 0;
+	return field_ok(rec, "test", c->test) && field_ok(rec, "backend", c->backend) &&
+	       field_ok(rec, "dtype", c->dtype) && field_ok(rec, "op", c->op);
+}
+
+static int metric_value(const struct criterion *c, const json_t *rec, double *v)
+{
+	const json_t *j = rec;
+
+	for (int i = 0; i < c->npath && j; i++)
+		j = json_object_get(j, c->path[i]);
+	if (!json_is_number(j))
+		return -1;
+	*v = json_number_value(j);
+	return isfinite(*v) ? 0 : -1;
+}
+
+static double spread_pct(const struct criterion *c, const json_t *rec)
+{
+	const json_t *cv;
+
+	if (!c->spread_of)
+		return 0;
+	cv = json_object_get(json_object_get(rec, c->spread_of), "cv");
+	return json_is_number(cv) && isfinite(json_number_value(cv)) ? 100 * fabs(json_number_value(cv)) : 0;
+}
+
+static int worse(const struct criterion *c, double a, double b)
+{
+	return c->ge ? a < b : a > b;
+}
+
+static struct elem *elem_get(struct crit_state *s, const char *name, const char *host)
+{
+	int i = htab_get(&s->idx, name);
+
+	if (i >= 0)
+		return &s->el[i];
+	if (s->nel == s->capel) {
+		int cap = s->capel ? s->capel * 2 : 16;
+		struct elem *v = realloc(s->el, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		s->el = v;
+		s->capel = cap;
+	}
+	struct elem *el = &s->el[s->nel];
+
+	memset(el, 0, sizeof(*el));
+	el->name = strdup(name);
+	el->host = strdup(host ? host : "");
+	if (!el->name || !el->host || htab_put(&s->idx, name, s->nel)) {
+		free(el->name);
+		free(el->host);
+		return NULL;
+	}
+	s->nel++;
+	return el;
+}
+
+static void add_point(const struct criterion *c, struct elem *el, const struct pt *p)
+{
+	int i, small = 0;
+
+	if (c->size != SIZE_PLATEAU) {
+		if (!el->n || worse(c, p->judged, el->pt[0].judged))
+			el->pt[0] = *p;
+		el->n = 1;
+		return;
+	}
+	for (i = 0; i < el->n; i++)
+		if (el->pt[i].bytes == p->bytes) {
+			if (worse(c, p->judged, el->pt[i].judged))
+				el->pt[i] = *p;
+			return;
+		}
+	if (el->n < PLATEAU_SIZES) {
+		el->pt[el->n++] = *p;
+		return;
+	}
+	for (i = 1; i < el->n; i++)
+		if (el->pt[i].bytes < el->pt[small].bytes)
+			small = i;
+	if (p->bytes > el->pt[small].bytes)
+		el->pt[small] = *p;
+}
+
+/* the element's name for the criterion's scope; NULL when the record does not fit */
+static const char *element_of(const struct criterion *c, const json_t *rec, const char **host,
+			      char *buf, size_t len)
+{
+	const char *scope = str(rec, "scope"), *el = str(rec, "element");
+
+	*host = str(rec, "host");
+	/* netpair records written before probes carried scope and element */
+	if (!el && streq(c->probe, "netpair") && str(rec, "src") && str(rec, "dst")) {
+		const char *a = str(rec, "src"), *b = str(rec, "dst");
+
+		if (strcmp(a, b) > 0) {
+			const char *t = a;
+
+			a = b;
+			b = t;
+		}
+		snprintf(buf, len, "%s-%s", a, b);
+		el = buf;
+		scope = "link";
+		*host = str(rec, "src");
+	}
+	switch (c->scope) {
+	case SC_CLUSTER:
+		*host = NULL;
+		return "cluster";
+	case SC_NODE:
+		return *host;
+	default:
+		if (scope && strcmp(scope, rpt_scope_name(c->scope)))
+			return NULL;
+		return el;
+	}
+}
+
+static int measure(struct eval *e, struct crit_state *s, const json_t *rec)
+{
+	const struct criterion *c = s->c;
+	const char *name, *host;
+	char buf[512];
+	struct pt p = { 0 };
+	struct elem *el;
+	const json_t *rate = json_object_get(rec, "rate_GBps");
+
+	p.bytes = json_integer_value(json_object_get(rec, "bytes"));
+	if (c->size >= 0 && p.bytes != c->size)
+		return 0;
+	name = element_of(c, rec, &host, buf, sizeof(buf));
+	if (!name) {
+		s->scope_mismatch++;
+		return 0;
+	}
+	if (metric_value(c, rec, &p.value)) {
+		s->nometric++;
+		return 0;
+	}
+	s->records++;
+	el = elem_get(s, name, host);
+	if (!el)
+		return -1;
+	el->records++;
+	if (json_is_number(rate) && json_number_value(rate) > 0)
+		p.rate = json_number_value(rate) * (streq(c->unit, "Gb/s") ? 8 : 1);
+	if (c->relative > 0 && !p.rate) {
+		el->norate++;
+		return 0;
+	}
+	p.judged = c->relative > 0 ? p.value / p.rate : p.value;
+	p.spread = spread_pct(c, rec);
+	add_point(c, el, &p);
+	(void)e;
+	return 0;
+}
+
+/* ---- what is kept beside the criteria: charts, versions, diagnoses ---- */
+
+static int note_series(struct eval *e, const json_t *rec)
+{
+	const char *name = str(rec, "name"), *be = str(rec, "backend");
+	const char *dt = str(rec, "dtype"), *op = str(rec, "op");
+	json_t *bw = json_object_get(rec, "busbw_GBps"), *bytes = json_object_get(rec, "bytes");
+	json_int_t nodes = json_integer_value(json_object_get(rec, "nodes"));
+	char key[256];
+	json_t *s;
+
+	if (!name || !json_is_number(bw) || !json_is_integer(bytes))
+		return 0;
+	snprintf(key, sizeof(key), "%s|%s|%s|%s|%lld", name, be ?: "", dt ?: "", op ?: "",
+		 (long long)nodes);
+	s = json_object_get(e->series, key);
+	if (!s) {
+		s = json_pack("{s:s, s:s?, s:s?, s:s?, s:I, s:[]}", "name", name, "backend", be,
+			      "dtype", dt, "op", op, "nodes", (json_int_t)nodes, "points");
+		if (!s || json_object_set_new(e->series, key, s))
+			return -1;
+	}
+	return json_array_append_new(json_object_get(s, "points"),
+				     json_pack("[O, f]", bytes, json_number_value(bw)));
+}
+
+static int note_netpair(struct eval *e, const json_t *rec)
+{
+	const char *src = str(rec, "src"), *dst = str(rec, "dst");
+	json_t *gb = json_object_get(rec, "bw_Gbps"), *pass = json_object_get(rec, "pass");
+	int a, b;
+
+	if (!streq(str(rec, "test"), "bw_uni") || !src || !dst || !json_is_number(gb) ||
+	    (pass && json_integer_value(pass) != 1))
+		return 0;
+	a = host_index(e, src);
+	b = host_index(e, dst);
+	if (a < 0 || b < 0)
+		return -1;
+	if (e->nhosts > e->npn) {
+		int n = e->npn ? e->npn : 8;
+		float *m;
+
+		while (n < e->nhosts)
+			n *= 2;
+		m = malloc((size_t)n * n * sizeof(*m));
+		if (!m)
+			return -1;
+		for (size_t i = 0; i < (size_t)n * n; i++)
+			m[i] = NAN;
+		for (int i = 0; i < e->npn; i++)
+			memcpy(m + (size_t)i * n, e->np + (size_t)i * e->npn, e->npn * sizeof(*m));
+		free(e->np);
+		e->np = m;
+		e->npn = n;
+	}
+	e->np[(size_t)a * e->npn + b] = (float)json_number_value(gb);
+	return 0;
+}
+
+static int note_header(struct eval *e, const json_t *rec)
+{
+	const json_t *hosts = json_object_get(rec, "hosts"), *h;
+	const char *mpi = str(rec, "mpi_library"), *ver = str(rec, "version");
+	size_t i;
+
+	e->ranks += json_integer_value(json_object_get(rec, "world_size"));
+	json_array_foreach(hosts, i, h) {
+		const char *name = str(h, "name");
+
+		if (!name)
+			continue;
+		if (host_index(e, name) < 0)
+			return -1;
+		/* the header is rank 0's: its versions stand for every host of the run */
+		if (mpi)
+			consistency_note(e->versions, "mpi_library", mpi, name);
+		if (ver)
+			consistency_note(e->versions, "ccprobe", ver, name);
+	}
+	return 0;
+}
+
+static void note_inventory(struct eval *e, const json_t *rec)
+{
+	const char *host = str(rec, "host"), *k;
+	json_t *v;
+
+	if (!host)
+		return;
+	json_object_foreach(json_object_get(rec, "versions"), k, v)
+		if (json_is_string(v))
+			consistency_note(e->versions, k, json_string_value(v), host);
+}
+
+static int note_diagnosis(struct eval *e, const json_t *rec)
+{
+	const char *subj = str(rec, "subject"), *v = str(rec, "verdict");
+	const char *why = str(json_object_get(rec, "evidence"), "summary");
+	char name[512], by[256] = "";
+
+	if (!subj || !v)
+		return 0;
+	/* what names a culprit; explained links and transients add nothing to it */
+	if (!strcmp(subj, "node") && (!strcmp(v, "bad") || !strcmp(v, "suspect") || !strcmp(v, "ambiguous"))) {
+		snprintf(name, sizeof(name), "%s", str(rec, "host") ?: "?");
+	} else if (!strcmp(subj, "link") && (!strcmp(v, "bad") || !strcmp(v, "ambiguous"))) {
+		const json_t *r = json_object_get(rec, "ratio");
+
+		snprintf(name, sizeof(name), "%s-%s", str(rec, "a") ?: "?", str(rec, "b") ?: "?");
+		if (json_is_number(json_object_get(r, "bw")))
+			snprintf(by, sizeof(by), "one-way bandwidth %.2f of the reference",
+				 json_number_value(json_object_get(r, "bw")));
+		why = by[0] ? by : NULL;
+	} else {
+		return 0;
+	}
+	return json_array_append_new(e->diagnoses, json_pack("{s:s?, s:s, s:s, s:s, s:s?}",
+		"probe", str(rec, "name"), "subject", subj, "element", name, "verdict", v,
+		"evidence", why));
+}
+
+int eval_record(struct eval *e, json_t *rec, long line, char *err, size_t len)
+{
+	const char *type = str(rec, "type"), *kind = str(rec, "kind");
+	int rc = 0;
+
+	(void)line;
+	if (streq(type, "run")) {
+		rc = note_header(e, rec);
+	} else if (streq(type, "inventory")) {
+		note_inventory(e, rec);
+	} else if (streq(type, "diagnosis")) {
+		rc = note_diagnosis(e, rec);
+	} else if (streq(type, "timeout")) {
+		rc = json_array_append_new(e->timeouts, json_string(str(rec, "name") ?: "a measurement"));
+	} else if (streq(type, "skip") || streq(type, "error")) {
+		int skip = streq(type, "skip");
+		const char *why = str(rec, skip ? "reason" : "message");
+
+		for (int i = 0; i < e->ncs; i++) {
+			struct crit_state *s = &e->cs[i];
+
+			if (!selects(s->c, rec, 0))
+				continue;
+			if (skip ? s->skips++ : s->errors++)
+				continue;
+			free(skip ? s->skip_reason : s->error_msg);
+			if (skip)
+				s->skip_reason = strdup(why ?: "skipped");
+			else
+				s->error_msg = strdup(why ?: "error");
+		}
+	} else if (!streq(type, "end") && !streq(type, "diagnosis")) {
+		if (streq(kind, "collective"))
+			rc = note_series(e, rec);
+		else if (streq(kind, "probe") && streq(str(rec, "name"), "netpair"))
+			rc = note_netpair(e, rec);
+		for (int i = 0; !rc && i < e->ncs; i++)
+			if (selects(e->cs[i].c, rec, 1))
+				rc = measure(e, &e->cs[i], rec);
+	}
+	if (rc)
+		snprintf(err, len, "out of memory");
+	return rc ? -1 : 0;
+}
+
+/* ---- reading all inputs ---- */
+
+struct feed {
+	struct eval *e;
+	const char *path;
+	char *err;
+	size_t len;
+};
+
+static int feed(json_t *rec, long line, void *ctx)
+{
+	struct feed *f = ctx;
+	char e[200];
+
+	if (!eval_record(f->e, rec, line, e, sizeof(e)))
+		return 0;
+	snprintf(f->err, f->len, "%s:%ld: %s", f->path, line, e);
+	return -1;
+}
+
+int eval_read_inputs(struct eval *e, char **paths, int npaths, char *err, size_t len)
+{
+	e->in = calloc(npaths ? npaths : 1, sizeof(*e->in));
+	if (!e->in) {
+		snprintf(err, len, "out of memory");
+		return -1;
+	}
+	for (int i = 0; i < npaths; i++) {
+		struct feed f = { e, paths[i], err, len };
+
+		e->nin++;
+		if (results_read(paths[i], &e->in[i], feed, &f, err, len))
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- judging ---- */
+
+static int cmp_judged_ge(const void *a, const void *b)
+{
+	double x = ((const struct pt *)a)->judged, y = ((const struct pt *)b)->judged;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_judged_le(const void *a, const void *b)
+{
+	return cmp_judged_ge(b, a);
+}
+
+/*
+ * The value judged: at a fixed size (or any), the worst record; at the
+ * plateau, the median of the worst values at the largest sizes (with two
+ * sizes, the worse one).
+ */
+void elem_value(const struct criterion *c, const struct elem *el, struct pt *out)
+{
+	struct pt v[PLATEAU_SIZES];
+
+	if (el->n <= 1) {
+		*out = el->pt[0];
+		return;
+	}
+	memcpy(v, el->pt, el->n * sizeof(*v));
+	qsort(v, el->n, sizeof(*v), c->ge ? cmp_judged_ge : cmp_judged_le);
+	*out = v[(el->n - 1) / 2];
+}
+
+static double elem_bound(const struct criterion *c, const struct pt *p)
+{
+	return c->relative > 0 ? c->relative * p->rate : c->bound;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_shortfall(const void *a, const void *b)
+{
+	const json_t *x = json_object_get(*(json_t *const *)a, "shortfall_pct");
+	const json_t *y = json_object_get(*(json_t *const *)b, "shortfall_pct");
+	double dx = json_is_number(x) ? json_number_value(x) : INFINITY;
+	double dy = json_is_number(y) ? json_number_value(y) : INFINITY;
+
+	return (dx < dy) - (dx > dy);
+}
+
+static void sort_array(json_t *a, int (*cmp)(const void *, const void *))
+{
+	size_t n = json_array_size(a);
+	json_t **v = malloc((n ? n : 1) * sizeof(*v));
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++)
+		v[i] = json_incref(json_array_get(a, i));
+	qsort(v, n, sizeof(*v), cmp);
+	json_array_clear(a);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, v[i]);
+	free(v);
+}
+
+static int find_outliers(struct eval *e, struct crit_state *s, const struct pt *vals, const int *judged)
+{
+	const struct criterion *c = s->c;
+	double *v, med, tol = c->outlier_tol;
+	int n = 0, found = 0;
+
+	if (!(tol > 0) || s->nel < 3)
+		return 0;
+	v = malloc(s->nel * sizeof(*v));
+	if (!v)
+		return 0;
+	for (int i = 0; i < s->nel; i++)
+		if (judged[i])
+			v[n++] = vals[i].judged;
+	if (n < 3) {
+		free(v);
+		return 0;
+	}
+	qsort(v, n, sizeof(*v), cmp_double);
+	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	free(v);
+	for (int i = 0; i < s->nel; i++) {
+		const struct pt *p = &vals[i];
+		double off = c->ge ? (med - p->judged) / med : (p->judged - med) / med;
+		double peer = c->relative > 0 ? med * p->rate : med;
+
+		/* elements that fail their bound are named there already */
+		if (!judged[i] || med <= 0 || off <= tol || worse(c, p->judged, c->relative > 0 ? c->relative : c->bound))
+			continue;
+		found++;
+		json_array_append_new(e->outliers, json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:s}",
+			"criterion", c->id, "element", s->el[i].name, "host", s->el[i].host,
+			"value", p->value, "peer_median", peer, "below_pct", 100 * off, "unit", c->unit));
+	}
+	return found;
+}
+
+/* hosts with fewer GPUs or NICs than the profile expects */
+static char *count_missing(struct eval *e, const struct crit_state *s)
+{
+	int want = s->c->scope == SC_GPU ? e->p->gpus_per_node :
+		   s->c->scope == SC_NIC ? e->p->nics_per_node : 0;
+	int *have, short_hosts = 0;
+	char *msg = NULL;
+
+	if (!want || !s->nel || !e->nhosts)
+		return NULL;
+	have = calloc(e->nhosts, sizeof(*have));
+	if (!have)
+		return NULL;
+	for (int i = 0; i < s->nel; i++) {
+		int h = htab_get(&e->hosts, s->el[i].host);
+
+		if (h >= 0)
+			have[h]++;
+	}
+	for (int h = 0; h < e->nhosts; h++) {
+		if (have[h] >= want)
+			continue;
+		if (!short_hosts++ && asprintf(&msg, "%s: %d of %d %s measured", e->host_names[h], have[h],
+					       want, s->c->scope == SC_GPU ? "GPUs" : "NICs") < 0)
+			msg = NULL;
+	}
+	if (short_hosts > 1 && msg) {
+		char *m2;
+
+		if (asprintf(&m2, "%s (and %d more hosts short)", msg, short_hosts - 1) >= 0) {
+			free(msg);
+			msg = m2;
+		}
+	}
+	free(have);
+	return msg;
+}
+
+static void set_reason(struct crit_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_reason(struct crit_state *s, const char *fmt, ...)
+{
+	va_list ap;
+	char *r;
+
+	va_start(ap, fmt);
+	if (vasprintf(&r, fmt, ap) < 0)
+		r = NULL;
+	va_end(ap);
+	free(s->reason);
+	s->reason = r;
+}
+
+static void judge(struct eval *e, struct crit_state *s)
+{
+	const struct criterion *c = s->c;
+	struct pt *vals = calloc(s->nel ? s->nel : 1, sizeof(*vals));
+	int *judged = calloc(s->nel ? s->nel : 1, sizeof(*judged));
+	int nfail = 0, norate = 0, njudged = 0, outl, worst = -1;
+	char *missing = NULL;
+
+	s->failures = json_array();
+	s->values = json_array();
+	if (!vals || !judged || !s->failures || !s->values)
+		goto out;
+	for (int i = 0; i < s->nel; i++) {
+		struct elem *el = &s->el[i];
+		struct pt *p = &vals[i];
+		double b;
+
+		if (!el->n) {
+			norate++;
+			continue;
+		}
+		elem_value(c, el, p);
+		judged[i] = 1;
+		njudged++;
+		b = elem_bound(c, p);
+		if (worst < 0 || worse(c, p->judged, vals[worst].judged))
+			worst = i;
+		json_array_append_new(s->values, json_pack("{s:s, s:s, s:f, s:f, s:f, s:I}",
+			"element", el->name, "host", el->host, "value", p->value, "bound", b,
+			"spread_pct", p->spread, "bytes", (json_int_t)p->bytes));
+		if (!worse(c, p->judged, c->relative > 0 ? c->relative : c->bound))
+			continue;
+		nfail++;
+		json_array_append_new(s->failures, json_pack("{s:s, s:s, s:f, s:f, s:s, s:o}",
+			"element", el->name, "host", el->host, "value", p->value, "bound", b,
+			"unit", c->unit, "shortfall_pct",
+			b > 0 ? json_real(100 * fabs(b - p->value) / b) : json_null()));
+	}
+	sort_array(s->failures, cmp_shortfall);
+	s->worst = worst;
+	if (worst >= 0)
+		s->worst_pt = vals[worst];
+	outl = find_outliers(e, s, vals, judged);
+	missing = count_missing(e, s);
+
+	if (nfail) {
+		s->verdict = c->fail ? V_FAIL : V_WARN;
+		set_reason(s, "%d of %d %s%s below the bound%s%s", nfail, njudged,
+			   rpt_scope_name(c->scope), njudged > 1 ? "s" : "",
+			   s->skips || missing ? "; also incomplete: " : "",
+			   s->skip_reason ? s->skip_reason : missing ? missing : "");
+		if (!c->ge)
+			memcpy(strstr(s->reason, "below"), "above", 5);
+	} else if (s->errors) {
+		s->verdict = c->fail ? V_FAIL : V_WARN;
+		set_reason(s, "%ld measurement(s) failed: %s", s->errors, s->error_msg);
+	} else if (s->skips) {
+		s->verdict = V_INCOMPLETE;
+		set_reason(s, "%s", s->skip_reason);
+	} else if (!s->records) {
+		s->verdict = V_INCOMPLETE;
+		set_reason(s, "no measurement: %s",
+			   s->nometric ? "the records have no such metric" :
+			   s->scope_mismatch ? "the records are of another scope" :
+			   c->size >= 0 ? "no record at this size" : "the probe did not run");
+	} else if (norate) {
+		s->verdict = V_INCOMPLETE;
+		set_reason(s, "incomplete: no rate reported for %d of %d %ss (the bound is a fraction of it)",
+			   norate, s->nel, rpt_scope_name(c->scope));
+	} else if (missing) {
+		s->verdict = V_INCOMPLETE;
+		set_reason(s, "incomplete: %s", missing);
+	} else if (outl) {
+		s->verdict = V_WARN;
+		set_reason(s, "%d of %d %ss within the bound, %d outlier(s) below their peers", njudged,
+			   njudged, rpt_scope_name(c->scope), outl);
+	} else {
+		s->verdict = V_PASS;
+		set_reason(s, "%d of %d %s%s within the bound", njudged, njudged,
+			   rpt_scope_name(c->scope), njudged > 1 ? "s" : "");
+	}
+out:
+	free(missing);
+	free(vals);
+	free(judged);
+}
+
+void eval_finish(struct eval *e)
+{
+	for (int i = 0; i < e->ncs; i++)
+		judge(e, &e->cs[i]);
+}
+
+void eval_free(struct eval *e)
+{
+	for (int i = 0; i < e->ncs; i++) {
+		struct crit_state *s = &e->cs[i];
+
+		for (int k = 0; k < s->nel; k++) {
+			free(s->el[k].name);
+			free(s->el[k].host);
+		}
+		free(s->el);
+		htab_free(&s->idx);
+		free(s->skip_reason);
+		free(s->error_msg);
+		free(s->reason);
+		json_decref(s->failures);
+		json_decref(s->values);
+	}
+	free(e->cs);
+	for (int i = 0; i < e->nhosts; i++)
+		free(e->host_names[i]);
+	free(e->host_names);
+	htab_free(&e->hosts);
+	for (int i = 0; i < e->nin; i++)
+		input_info_free(&e->in[i]);
+	free(e->in);
+	json_decref(e->series);
+	json_decref(e->diagnoses);
+	json_decref(e->timeouts);
+	json_decref(e->versions);
+	json_decref(e->outliers);
+	free(e->np);
+	memset(e, 0, sizeof(*e));
+}
