@@ -27,6 +27,22 @@ void gp_quote(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
+void gp_label(FILE *f, const char *s)
+{
+	char buf[CHART_LABEL_MAX + 4];
+	size_t n = strlen(s);
+
+	if (n <= CHART_LABEL_MAX) {
+		gp_quote(f, s);
+		return;
+	}
+	n = CHART_LABEL_MAX;
+	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)   /* not inside a UTF-8 character */
+		n--;
+	snprintf(buf, sizeof(buf), "%.*s...", (int)n, s);
+	gp_quote(f, buf);
+}
+
 void chart_fail(struct chart_ctx *ctx, const char *fmt, ...)
 {
 	struct charts *c = ctx->out;
@@ -242,21 +258,26 @@ static int starts(const char *p, const char *s)
 }
 
 /*
- * The SVG for use inside index.html: from "<svg" on (no XML prolog), without
- * the two namespace declarations (the HTML parser puts <svg> and xlink:href
- * in their namespaces itself, so the page holds no URI at all), and with
- * every id and reference to one prefixed, so that several charts in one page
- * do not share ids. The rewrite happens only inside tags; text (where host
- * names are) is copied as gnuplot escaped it.
+ * gnuplot escapes '<' and '&' in the text it draws but not '>', so a host
+ * named "a]]>b" would make its SVG ill-formed XML: outside tags, '>' is
+ * written as "&gt;" in both forms.
+ *
+ * With seq > 0, the form for use inside index.html: from "<svg" on (no XML
+ * prolog), without the two namespace declarations (the HTML parser puts
+ * <svg> and xlink:href in their namespaces itself, so the page holds no URI
+ * at all), and with every id and reference to one prefixed "c<seq>-", so
+ * that several charts in one page share no id. The rewriting happens only
+ * inside tags; text (where host names are) is copied as gnuplot escaped it.
  */
-static char *svg_inline(const char *svg, int seq)
+static char *svg_fix(const char *svg, int seq)
 {
 	static const char *const drop[] = {
 		" xmlns=\"http://www.w3.org/2000/svg\"",
 		" xmlns:xlink=\"http://www.w3.org/1999/xlink\"",
 	};
 	static const char *const refs[] = { "id='", "id=\"", "href='#", "href=\"#", "url(#" };
-	const char *p = strstr(svg, "<svg");
+	const size_t nrefs = sizeof(refs) / sizeof(refs[0]);
+	const char *p = seq > 0 ? strstr(svg, "<svg") : svg;
 	char *buf = NULL, quote = 0;
 	size_t len = 0, i;
 	int in_tag = 0;
@@ -268,22 +289,29 @@ static char *svg_inline(const char *svg, int seq)
 	if (!f)
 		return NULL;
 	while (*p) {
-		if (in_tag && !quote) {
-			for (i = 0; i < 2; i++)
-				if (starts(p, drop[i]))
-					break;
-			if (i < 2 && seq >= 0) {
+		if (seq > 0 && in_tag && !quote) {
+			for (i = 0; i < 2 && !starts(p, drop[i]); i++)
+				;
+			if (i < 2) {
 				p += strlen(drop[i]);
 				continue;
 			}
-			for (i = 0; i < sizeof(refs) / sizeof(refs[0]); i++)
-				if (starts(p, refs[i]))
-					break;
-			if (i < sizeof(refs) / sizeof(refs[0])) {
+			for (i = 0; i < nrefs && !starts(p, refs[i]); i++)
+				;
+			if (i < nrefs) {
+				const char *q = strpbrk(refs[i], "'\"");
+
 				fprintf(f, "%sc%d-", refs[i], seq);
 				p += strlen(refs[i]);
+				if (q)   /* the value's opening quote was copied above */
+					quote = *q;
 				continue;
 			}
+		}
+		if (!in_tag && *p == '>') {
+			fputs("&gt;", f);
+			p++;
+			continue;
 		}
 		if (*p == '<' && !in_tag)
 			in_tag = 1;
@@ -320,7 +348,7 @@ void chart_finish(struct chart_ctx *ctx, FILE *script, const char *file,
 	struct charts *c = ctx->out;
 	struct chart *ch, *v;
 	char gp[64];
-	char *svg, *in;
+	char *raw, *svg, *in;
 	const char *bad;
 
 	if (!script)
@@ -330,10 +358,12 @@ void chart_finish(struct chart_ctx *ctx, FILE *script, const char *file,
 		return;
 	}
 	swap_ext(gp, sizeof(gp), file, ".gp");
-	svg = gp_run(ctx, gp, file);
-	if (!svg)
+	raw = gp_run(ctx, gp, file);
+	if (!raw)
 		return;
-	in = svg_inline(svg, c->n + 1);
+	svg = svg_fix(raw, 0);
+	free(raw);
+	in = svg ? svg_fix(svg, c->n + 1) : NULL;
 	bad = in ? svg_unsafe(in) : "nothing usable";
 	if (bad) {
 		chart_fail(ctx, "chart '%s' not embedded: gnuplot's SVG holds %s", file, bad);

@@ -169,7 +169,7 @@ static void name_tics(FILE *f, const char *axis, const json_t *names, size_t n, 
 	fprintf(f, "set %s (", axis);
 	for (i = 0; i < n; i += step) {
 		fputs(i ? ", " : "", f);
-		gp_quote(f, j_text(json_array_get(names, i), buf, sizeof(buf)));
+		gp_label(f, j_text(json_array_get(names, i), buf, sizeof(buf)));
 		fprintf(f, " %zu", i);
 	}
 	fputs(")\n", f);
@@ -336,7 +336,7 @@ static void criterion_chart(struct chart_ctx *ctx, const json_t *crit, int idx)
 			"set xtics rotate by -60 font ',9'\nset xtics (", n - 0.4);
 		for (i = 0; i < n; i++) {
 			fputs(i ? ", " : "", f);
-			gp_quote(f, j_text(bars[i].elem, label, sizeof(label)));
+			gp_label(f, j_text(bars[i].elem, label, sizeof(label)));
 			fprintf(f, " %zu", i);
 		}
 		fprintf(f, ")\nplot '%s' using 1:2:3 with boxes lc rgb variable title 'value'", dat);

@@ -31,17 +31,18 @@ void esc_html(FILE *f, const char *s)
 }
 
 /*
- * Markdown: a backslash before every ASCII punctuation character that
- * CommonMark or GitHub tables give a meaning inline (emphasis, code, links,
- * images, raw HTML, entities, strike-through, cell borders). Block markers
- * only matter at the start of a line; the renderers never start a line with
- * a result string except in a list item or a cell, so the leading '#', '+',
- * '-', '=' and "1." forms are escaped too. New lines become spaces: a string
- * never ends a paragraph or a table row.
+ * Markdown: a backslash before each ASCII punctuation character that
+ * CommonMark or GitHub gives a meaning inside a line: emphasis, code spans,
+ * links and images ('[' and ']': no link or image can form, so '(' and '!'
+ * stay plain), raw HTML, entities, strike-through and table cell borders.
+ * Block markers ('#', '>', '-', '+', '=', "1." and "1)") only mean something
+ * at the start of a line, where a list item's text starts, so they are
+ * escaped there only. New lines become spaces: a string never ends a
+ * paragraph or a table row.
  */
 static int md_special(unsigned char c)
 {
-	return c && strchr("\\`*_[]<>|!&~{}()#", c) != NULL;
+	return c && strchr("\\`*_[]<|&~", c) != NULL;
 }
 
 void esc_md(FILE *f, const char *s)
@@ -51,7 +52,7 @@ void esc_md(FILE *f, const char *s)
 
 	if (!s)
 		return;
-	if (*s == '-' || *s == '+' || *s == '=')
+	if (*s && strchr("#>-+=", *s))
 		fputc('\\', f);
 	for (p = s; *p >= '0' && *p <= '9'; p++)
 		;

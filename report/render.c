@@ -181,7 +181,16 @@ void put_esc(FILE *f, void (*esc)(FILE *, const char *), const char *fmt, ...)
 
 void put_plain(FILE *f, void (*esc)(FILE *, const char *), const json_t *v)
 {
-	char *s = j_plain(v);
+	char *s;
+
+	if (json_is_number(v)) {   /* our own digits: nothing to escape */
+		char buf[64];
+
+		fmt_value(buf, sizeof(buf), v);
+		fputs(buf, f);
+		return;
+	}
+	s = j_plain(v);
 
 	esc(f, s ? s : "");
 	free(s);
