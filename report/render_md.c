@@ -15,12 +15,17 @@
 
 #define E(f, ...) put_esc(f, esc_md, __VA_ARGS__)
 
+/* the number is ccreport's own formatting; only the unit came from results */
 static void value_unit(FILE *f, const json_t *o, const char *key, const char *unit)
 {
-	char buf[128];
+	char buf[48];
 
-	fmt_value_unit(buf, sizeof(buf), o, key, unit);
-	E(f, "%s", buf);
+	fmt_value(buf, sizeof(buf), json_object_get(o, key));
+	fputs(buf, f);
+	if (strcmp(buf, "n/a") && *unit) {
+		fputs(strcmp(unit, "%") ? " " : "", f);
+		esc_md(f, unit);
+	}
 }
 
 static void failure_text(FILE *f, const json_t *fl)
