@@ -348,6 +348,18 @@ static void note_inventory(struct eval *e, const json_t *rec)
 
 	if (!host)
 		return;
+	/* what the GPU inventory found is checked against the profile (summary.c) */
+	if (streq(str(rec, "kind"), "gpu") && json_is_array(json_object_get(rec, "gpus"))) {
+		const json_t *gpus = json_object_get(rec, "gpus"), *g;
+		char n[32];
+		size_t i;
+
+		json_array_foreach(gpus, i, g)
+			if (str(g, "name"))
+				consistency_note(e->versions, "gpu_model", str(g, "name"), host);
+		snprintf(n, sizeof(n), "%zu", json_array_size(gpus));
+		consistency_note(e->versions, "gpu_count", n, host);
+	}
 	json_object_foreach(json_object_get(rec, "versions"), k, v)
 		if (json_is_string(v))
 			consistency_note(e->versions, k, json_string_value(v), host);
@@ -681,11 +693,17 @@ static void judge(struct eval *e, struct crit_state *s)
 		s->verdict = V_INCOMPLETE;
 		set_reason(s, "%s", s->skip_reason);
 	} else if (!s->records) {
+		char nodes[32] = "";
+
+		if (c->min_nodes)
+			snprintf(nodes, sizeof(nodes), " on %d%s node(s)", c->min_nodes, c->max_nodes ? "" : "+");
 		s->verdict = V_INCOMPLETE;
-		set_reason(s, "no measurement: %s",
+		set_reason(s, "no measurement of %s%s%s%s%s: %s", c->probe ? c->probe : c->collective,
+			   c->test || c->backend ? " " : "", c->test ? c->test : c->backend ? c->backend : "",
+			   nodes, "",
 			   s->nometric ? "the records have no such metric" :
 			   s->scope_mismatch ? "the records are of another scope" :
-			   c->size >= 0 ? "no record at this size" : "the probe did not run");
+			   c->size >= 0 ? "no record at this size" : "not in the results");
 	} else if (norate) {
 		s->verdict = V_INCOMPLETE;
 		set_reason(s, "incomplete: no rate reported for %d of %d %ss (the bound is a fraction of it)",

@@ -397,6 +397,7 @@ static int crit_key(struct parse *ps, struct criterion *c, const char *k, const 
 		return 1;
 	}
 	if (!strcmp(k, "scope")) {
+		c->scope = -1;
 		for (int i = 0; i < SC_N; i++)
 			if (!strcmp(v, scopes[i]))
 				c->scope = i;
@@ -469,6 +470,8 @@ static int handler(void *user, const char *section, const char *k, const char *v
 		struct criterion *c = criterion_for(ps, section);
 
 		return c ? crit_key(ps, c, k, v) : 0;
+	} else if (!*section) {
+		return fail(ps, "key '%s' outside a section", k);
 	} else {
 		return fail(ps, "unknown section [%s] (expected profile, hardware, defaults, criterion ID)",
 			    section);
@@ -509,10 +512,14 @@ static int finish(struct parse *ps, int rc, char *err, size_t len)
 		snprintf(err, len, "%s: %s", ps->name, rc == -1 ? strerror(errno) : "out of memory");
 		return -1;
 	}
-	if (ps->err_line || rc > 0) {
-		/* inih's own syntax errors (no '=', unclosed '[') leave no message */
-		snprintf(err, len, "%s:%d: %s", ps->name, ps->err_line ? ps->err_line : rc,
-			 ps->err_line ? ps->err : "syntax error: expected [section], key = value or a comment");
+	if (rc > 0 && (!ps->err_line || rc < ps->err_line)) {
+		/* inih's own syntax errors (no '=', unclosed '[') come without a message */
+		snprintf(err, len, "%s:%d: syntax error: expected [section], key = value or a comment",
+			 ps->name, rc);
+		return -1;
+	}
+	if (ps->err_line) {
+		snprintf(err, len, "%s:%d: %s", ps->name, ps->err_line, ps->err);
 		return -1;
 	}
 	if (!p->ncrit) {

@@ -166,6 +166,10 @@ static void criterion_problems(const struct crit_state *s, int verdict, json_t *
 
 	if (s->verdict != verdict)
 		return;
+	if (verdict == V_INCOMPLETE && !c->required) {
+		problem(pr, "NOT JUDGED (optional) %s: %s", c->id, s->reason ?: "");
+		return;
+	}
 	if (!n || verdict == V_INCOMPLETE) {
 		problem(pr, "%s %s: %s", verdict == V_INCOMPLETE ? "INCOMPLETE" :
 			verdict == V_FAIL ? "FAIL" : "WARN", c->id, s->reason ?: "");
@@ -191,11 +195,31 @@ static void criterion_problems(const struct crit_state *s, int verdict, json_t *
 	}
 }
 
+/* what the inventories found against the profile's hardware: [{key, expected, found, hosts}] */
+static json_t *hardware_check(const struct eval *e)
+{
+	const struct profile *p = e->p;
+	json_t *out = json_array(), *hosts;
+	const char *found;
+	char want[16];
+
+	json_object_foreach(json_object_get(e->versions, "gpu_model"), found, hosts)
+		if (p->gpu_model && !strcasestr(found, p->gpu_model))
+			json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:O}", "key", "gpu_model",
+				"expected", p->gpu_model, "found", found, "hosts", hosts));
+	snprintf(want, sizeof(want), "%d", p->gpus_per_node);
+	json_object_foreach(json_object_get(e->versions, "gpu_count"), found, hosts)
+		if (p->gpus_per_node && strcmp(found, want))
+			json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:O}", "key", "gpu_count",
+				"expected", want, "found", found, "hosts", hosts));
+	return out;
+}
+
 json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, size_t len)
 {
 	const struct profile *p = e->p;
 	json_t *s, *crit = json_array(), *inputs = json_array(), *hosts = json_array();
-	json_t *pr = json_array(), *cons, *base = json_null(), *v;
+	json_t *pr = json_array(), *cons, *base = json_null(), *v, *hw;
 	int verdict = V_PASS, unfinished = 0;
 	char when[32];
 	size_t i;
@@ -219,6 +243,9 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	cons = consistency_diff(e->versions);
 	if (json_array_size(cons))
 		verdict = p->consistency_fail ? V_FAIL : verdict > V_WARN ? verdict : V_WARN;
+	hw = hardware_check(e);
+	if (json_array_size(hw))
+		verdict = V_FAIL;
 	if (o->baseline) {
 		base = baseline_compare(e, o->baseline, o->baseline_tol, err, len);
 		if (!base)
@@ -237,6 +264,12 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 			json_string_value(json_object_get(v, "verdict")),
 			json_is_string(json_object_get(v, "evidence")) ? ": " : "",
 			json_string_value(json_object_get(v, "evidence")) ?: "");
+	json_array_foreach(hw, i, v)
+		problem(pr, "FAIL hardware: %s '%s' on %s%s, the profile expects %s",
+			json_string_value(json_object_get(v, "key")), json_string_value(json_object_get(v, "found")),
+			json_string_value(json_array_get(json_object_get(v, "hosts"), 0)),
+			json_array_size(json_object_get(v, "hosts")) > 1 ? " and others" : "",
+			json_string_value(json_object_get(v, "expected")));
 	json_array_foreach(json_object_get(base, "regressions"), i, v)
 		problem(pr, "REGRESSION %s: %s %.4g -> %.4g %s (%+.1f%%, spread %.1f%%)",
 			json_string_value(json_object_get(v, "metric")),
@@ -271,7 +304,8 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	json_array_foreach(e->timeouts, i, v)
 		problem(pr, "INCOMPLETE timeout during %s", json_string_value(v));
 	for (int i = 0; i < e->ncs; i++)
-		criterion_problems(&e->cs[i], V_INCOMPLETE, pr);
+		if (e->cs[i].c->required)
+			criterion_problems(&e->cs[i], V_INCOMPLETE, pr);
 	for (int i = 0; i < e->ncs; i++)
 		criterion_problems(&e->cs[i], V_WARN, pr);
 	json_array_foreach(e->outliers, i, v)
@@ -282,6 +316,9 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 			json_string_value(json_object_get(v, "unit")),
 			json_number_value(json_object_get(v, "below_pct")),
 			json_number_value(json_object_get(v, "peer_median")));
+	for (int i = 0; i < e->ncs; i++)
+		if (!e->cs[i].c->required)
+			criterion_problems(&e->cs[i], V_INCOMPLETE, pr);
 
 	s = json_pack("{s:i, s:s, s:s, s:s, s:i, s:s}", "schema", 1, "tool", "ccreport",
 		      "version", RPT_VERSION, "verdict", rpt_verdict_name(verdict), "exit_code",
@@ -297,6 +334,7 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	json_object_set_new(s, "criteria", crit);
 	json_object_set(s, "outliers", e->outliers);
 	json_object_set_new(s, "consistency", cons);
+	json_object_set_new(s, "hardware", hw);
 	json_object_set_new(s, "baseline", base);
 	json_object_set(s, "diagnoses", e->diagnoses);
 	json_object_set_new(s, "problems", pr);
@@ -310,6 +348,7 @@ fail:
 	json_decref(hosts);
 	json_decref(pr);
 	json_decref(cons);
+	json_decref(hw);
 	return NULL;
 }
 
