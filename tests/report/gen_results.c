@@ -4,13 +4,17 @@
  * golden cases and its benchmark. The numbers are invented but plausible
  * (../shared/REFERENCE.md); faults are injected on request.
  *
- * usage: gen_results [-n NODES] [-g GPUS] [-s SEED] [-m MODEL] [FAULT...] > FILE
+ * usage: gen_results [-n NODES] [-g GPUS] [-s SEED] [-m MODEL] [-p PCIE_GBPS] [-i IB_GBPS]
+ *                    [FAULT...] > FILE
+ *   -p, -i: the PCIe link and IB port rates (default 63 = Gen5 x16, 50 = NDR 400 Gb/s);
+ *           bandwidths scale with them
  *   slow=ELEMENT:TEST:FACTOR   multiply TEST's bandwidth on ELEMENT by FACTOR
  *                              (latency: divide); ELEMENT "*" = every element
  *   skip=PROBE                 a skip record instead of PROBE's records
  *   notbuilt=PROBE             a "not built: ..." skip record instead
  *   version=HOST:KEY:VALUE     HOST's inventory reports VALUE for KEY
  *   counter=ELEMENT:NAME:N     NIC ELEMENT's counter NAME moved by N
+ *   drop=ELEMENT               no records of ELEMENT (a GPU the probe did not see)
  *   noend                      no end record (the run died)
  *   nonetpair                  leave the node-pair matrix out
  *   netrate                    netpair records carry rate_GBps (the emulator's shaped rate)
@@ -23,6 +27,7 @@
 #define MAX_FAULTS 32
 
 static int nodes = 2, gpus = 8, noend, nonetpair, netrate;
+static double pcie_rate = 63.0, ib_rate = 50.0;   /* GB/s: Gen5 x16, NDR 400 Gb/s */
 static const char *model = "NVIDIA H100 80GB HBM3";
 static unsigned long long rng = 88172645463325252ULL;
 static double elapsed;
@@ -80,6 +85,8 @@ static void bw(const char *probe, const char *test, const char *scope, const cha
 {
 	double v = gbps * factor(element, test) * noise();
 
+	if (find("drop", element, NULL))
+		return;
 	elapsed += 0.001;
 	printf("{\"type\":\"measurement\",\"kind\":\"probe\",\"name\":\"%s\",\"test\":\"%s\","
 	       "\"scope\":\"%s\",\"element\":\"%s\",\"host\":\"%s\",", probe, test, scope, element, host);
@@ -99,6 +106,8 @@ static void lat(const char *probe, const char *test, const char *scope, const ch
 {
 	double f = factor(element, test);
 
+	if (find("drop", element, NULL))
+		return;
 	elapsed += 0.001;
 	printf("{\"type\":\"measurement\",\"kind\":\"probe\",\"name\":\"%s\",\"test\":\"%s\","
 	       "\"scope\":\"%s\",\"element\":\"%s\",\"host\":\"%s\",\"bytes\":8,", probe, test, scope,
@@ -167,12 +176,14 @@ static void gpu_probes(void)
 			for (int s = 0; s < 4; s++) {
 				double ramp = s == 0 ? 0.93 : 1.0;   /* the plateau starts at 64 MiB */
 
-				bw("pcie", "h2d", "gpu", el, host, NULL, sizes[s], 54.2 * ramp, 63.0, 0);
-				bw("pcie", "d2h", "gpu", el, host, NULL, sizes[s], 53.6 * ramp, 63.0, 0);
-				bw("pcie", "bidir", "gpu", el, host, NULL, sizes[s], 98.0 * ramp, 126.0, 0);
+				double r = pcie_rate / 63.0;
+
+				bw("pcie", "h2d", "gpu", el, host, NULL, sizes[s], 54.2 * r * ramp, pcie_rate, 0);
+				bw("pcie", "d2h", "gpu", el, host, NULL, sizes[s], 53.6 * r * ramp, pcie_rate, 0);
+				bw("pcie", "bidir", "gpu", el, host, NULL, sizes[s], 98.0 * r * ramp, 2 * pcie_rate, 0);
 			}
-			bw("pcie", "h2d_all", "gpu", el, host, NULL, sizes[3], 48.5, 63.0, 0);
-			bw("pcie", "d2h_all", "gpu", el, host, NULL, sizes[3], 47.9, 63.0, 0);
+			bw("pcie", "h2d_all", "gpu", el, host, NULL, sizes[3], 48.5 * pcie_rate / 63.0, pcie_rate, 0);
+			bw("pcie", "d2h_all", "gpu", el, host, NULL, sizes[3], 47.9 * pcie_rate / 63.0, pcie_rate, 0);
 		}
 		for (int g = 0; g < gpus && !find("skip", "nvlink", NULL) && !find("notbuilt", "nvlink", NULL); g++)
 			for (int h = 0; h < gpus; h++) {
@@ -210,8 +221,8 @@ static void ib(void)
 			if (nodes > 1 && (n < m || nodes > 2)) {
 				snprintf(el, sizeof(el), "%s/mlx5_%d:1-%s/mlx5_%d:1", host, g, peer, g);
 				for (long long s = 1048576; s <= 8388608; s *= 8) {
-					bw("ib", "write_bw_uni", "rail_pair", el, host, peer, s, 49.0, 50.0, 1);
-					bw("ib", "write_bw_bidir", "rail_pair", el, host, peer, s, 97.6, 50.0, 1);
+					bw("ib", "write_bw_uni", "rail_pair", el, host, peer, s, 0.98 * ib_rate, ib_rate, 1);
+					bw("ib", "write_bw_bidir", "rail_pair", el, host, peer, s, 1.952 * ib_rate, ib_rate, 1);
 				}
 				lat("ib", "write_lat", "rail_pair", el, host, 2.4);
 			}
@@ -293,6 +304,10 @@ int main(int argc, char **argv)
 			gpus = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "-s") && i + 1 < argc) {
 			rng = strtoull(argv[++i], NULL, 10) | 1;
+		} else if (!strcmp(argv[i], "-p") && i + 1 < argc) {
+			pcie_rate = atof(argv[++i]);
+		} else if (!strcmp(argv[i], "-i") && i + 1 < argc) {
+			ib_rate = atof(argv[++i]);
 		} else if (!strcmp(argv[i], "-m") && i + 1 < argc) {
 			model = argv[++i];
 		} else if (!strcmp(argv[i], "noend")) {
