@@ -297,13 +297,15 @@ static size_t pick_bars(const json_t *crit, struct bar **out, size_t *total)
 static void criterion_chart(struct chart_ctx *ctx, const json_t *crit, int idx)
 {
 	const json_t *bound = json_object_get(crit, "bound");
-	const char *unit = *j_str(bound, "unit") ? j_str(bound, "unit")
-			 : j_str(json_object_get(crit, "worst"), "unit");
+	const json_t *worst = json_object_get(crit, "worst");
+	/* the measured unit: a relative bound's unit is "of rate" or the like */
+	const char *unit = *j_str(worst, "unit") ? j_str(worst, "unit") : j_str(bound, "unit");
 	int warn = !strcmp(j_str(crit, "severity"), "warn");
-	char file[40], dat[40], title[400], note[96], label[200], bstr[128];
+	char file[40], dat[40], title[400], note[128], label[200], bstr[128];
 	size_t n, total, i;
 	struct bar *bars;
-	double bv;
+	int relative;
+	double bv = 0;
 	FILE *d, *f;
 
 	n = pick_bars(crit, &bars, &total);
@@ -323,7 +325,13 @@ static void criterion_chart(struct chart_ctx *ctx, const json_t *crit, int idx)
 			is_failure(crit, bars[i].elem) ? (warn ? 0xe67e22 : 0xc0392b) : 0x27ae60);
 	fclose(d);
 	snprintf(title, sizeof(title), "%s: %s", j_str(crit, "id"), j_str(crit, "title"));
-	snprintf(note, sizeof(note), "worst %zu of %zu elements shown", n, total);
+	/* a relative bound differs per element: the failing bars say where it was missed */
+	relative = json_is_number(json_object_get(bound, "relative")) || !j_num(bound, "value", &bv);
+	snprintf(note, sizeof(note), "%s",
+		 relative ? "bound relative to each element, not drawn as a line" : "");
+	if (total > n)
+		snprintf(note, sizeof(note), "worst %zu of %zu elements shown%s", n, total,
+			 relative ? "; bound relative to each element, not drawn as a line" : "");
 	f = chart_begin(ctx, file, 900, 460);
 	if (f) {
 		fputs("set title ", f);
@@ -340,7 +348,7 @@ static void criterion_chart(struct chart_ctx *ctx, const json_t *crit, int idx)
 			fprintf(f, " %zu", i);
 		}
 		fprintf(f, ")\nplot '%s' using 1:2:3 with boxes lc rgb variable title 'value'", dat);
-		if (j_num(bound, "value", &bv)) {
+		if (!relative) {
 			fmt_bound(bstr, sizeof(bstr), crit);
 			fprintf(f, ", %.17g with lines dt 2 lw 2 lc rgb '#000000' title ", bv);
 			snprintf(label, sizeof(label), "bound %s", bstr);
@@ -348,7 +356,7 @@ static void criterion_chart(struct chart_ctx *ctx, const json_t *crit, int idx)
 		}
 		fputc('\n', f);
 	}
-	chart_finish(ctx, f, file, title, total > n ? note : NULL, idx);
+	chart_finish(ctx, f, file, title, *note ? note : NULL, idx);
 	free(bars);
 }
 

@@ -94,6 +94,7 @@ void fmt_failure(char *buf, size_t len, const json_t *fl)
 		 *host ? " (host " : "", host, *host ? ")" : "", v, b, sh);
 }
 
+/* ">= 335 GB/s (NVLink4)"; a relative bound without a value: ">= 90% of <basis>" */
 void fmt_bound(char *buf, size_t len, const json_t *crit)
 {
 	const json_t *b = json_object_get(crit, "bound");
@@ -107,18 +108,14 @@ void fmt_bound(char *buf, size_t len, const json_t *crit)
 		snprintf(buf, len, "n/a");
 		return;
 	}
-	fmt_value(val, sizeof(val), json_object_get(b, "value"));
-	if (!j_num(b, "relative", &rel)) {
-		n = snprintf(buf, len, "%s %s %s", op, val, j_str(b, "unit"));
-		if (*basis && n > 0 && (size_t)n < len)
-			snprintf(buf + n, len - n, " (%s)", basis);
+	if (!json_is_number(json_object_get(b, "value")) && j_num(b, "relative", &rel)) {
+		snprintf(buf, len, "%s %g%% of %s", op, rel * 100, *basis ? basis : "the reference");
 		return;
 	}
-	if (json_is_number(json_object_get(b, "value")))
-		snprintf(buf, len, "%s %s %s (%g%% of %s)", op, val, j_str(b, "unit"),
-			 rel * 100, *basis ? basis : "the reference");
-	else
-		snprintf(buf, len, "%s %g%% of %s", op, rel * 100, *basis ? basis : "the reference");
+	fmt_value(val, sizeof(val), json_object_get(b, "value"));
+	n = snprintf(buf, len, "%s %s %s", op, val, j_str(b, "unit"));
+	if (*basis && strcmp(basis, "absolute") && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - n, " (%s)", basis);
 }
 
 /* plain text of any JSON value: arrays joined by ", ", objects as "k=v" */

@@ -204,6 +204,53 @@ static void problems(FILE *f, const json_t *s)
 	fputs("</ul>\n", f);
 }
 
+/* a table of rows (objects), as in render_md.c's generic() */
+static void generic(FILE *f, const char *id, const char *heading, const json_t *rows,
+		    const char *const *keys, const char *const *heads, size_t n, const char *none)
+{
+	const json_t *r;
+	size_t i, k;
+
+	if (!rows)
+		return;
+	fprintf(f, "<h2 id=\"%s\">%s</h2>\n", id, heading);
+	if (!json_array_size(rows)) {
+		fprintf(f, "<p>%s</p>\n", none);
+		return;
+	}
+	fputs("<table>\n<tr>", f);
+	for (k = 0; k < n; k++)
+		fprintf(f, "<th>%s</th>", heads[k]);
+	fputs("</tr>\n", f);
+	json_array_foreach(rows, i, r) {
+		fputs("<tr>", f);
+		for (k = 0; k < n; k++) {
+			fputs("<td>", f);
+			put_plain(f, esc_html, json_object_get(r, keys[k]));
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
+static void hardware(FILE *f, const json_t *s)
+{
+	static const char *const keys[] = { "key", "found", "expected", "hosts" };
+	static const char *const heads[] = { "what", "found", "the profile expects", "hosts" };
+
+	generic(f, "hardware", "Hardware against the profile", j_arr(s, "hardware"), keys, heads, 4,
+		"Every host has the hardware the profile expects.");
+}
+
+static void diagnoses(FILE *f, const json_t *s)
+{
+	static const char *const keys[] = { "probe", "subject", "element", "verdict", "evidence" };
+	static const char *const heads[] = { "probe", "subject", "element", "diagnosis", "evidence" };
+
+	generic(f, "diagnoses", "Diagnoses", j_arr(s, "diagnoses"), keys, heads, 5, "None.");
+}
+
 /* a <tr> of cells: for each key, a number with unit (unit_key/unit) or plain text */
 static void row(FILE *f, const json_t *o, const char *const *keys, size_t n, const char *unit)
 {
@@ -428,6 +475,8 @@ int render_html(FILE *f, const json_t *s, const struct charts *c)
 	criteria_table(f, s);
 	criteria_details(f, s);
 	problems(f, s);
+	hardware(f, s);
+	diagnoses(f, s);
 	outliers(f, s);
 	consistency(f, s);
 	baseline(f, s);

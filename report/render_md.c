@@ -156,6 +156,57 @@ static void problems(FILE *f, const json_t *s)
 	fputs("\n", f);
 }
 
+/*
+ * A table of rows (objects) under a heading, one column per key; values
+ * rendered as plain text. Sections the summary does not have are left out;
+ * an empty one says so in one line.
+ */
+static void generic(FILE *f, const char *heading, const json_t *rows,
+		    const char *const *keys, const char *const *heads, size_t n, const char *none)
+{
+	const json_t *r;
+	size_t i, k;
+
+	if (!rows)
+		return;
+	fprintf(f, "## %s\n\n", heading);
+	if (!json_array_size(rows)) {
+		fprintf(f, "%s\n\n", none);
+		return;
+	}
+	for (k = 0; k < n; k++)
+		fprintf(f, "| %s ", heads[k]);
+	fputs("|\n", f);
+	for (k = 0; k < n; k++)
+		fputs("|---", f);
+	fputs("|\n", f);
+	json_array_foreach(rows, i, r) {
+		for (k = 0; k < n; k++) {
+			fputs(k ? " | " : "| ", f);
+			put_plain(f, esc_md, json_object_get(r, keys[k]));
+		}
+		fputs(" |\n", f);
+	}
+	fputs("\n", f);
+}
+
+static void hardware(FILE *f, const json_t *s)
+{
+	static const char *const keys[] = { "key", "found", "expected", "hosts" };
+	static const char *const heads[] = { "what", "found", "the profile expects", "hosts" };
+
+	generic(f, "Hardware against the profile", j_arr(s, "hardware"), keys, heads, 4,
+		"Every host has the hardware the profile expects.");
+}
+
+static void diagnoses(FILE *f, const json_t *s)
+{
+	static const char *const keys[] = { "probe", "subject", "element", "verdict", "evidence" };
+	static const char *const heads[] = { "probe", "subject", "element", "diagnosis", "evidence" };
+
+	generic(f, "Diagnoses", j_arr(s, "diagnoses"), keys, heads, 5, "None.");
+}
+
 static void outliers(FILE *f, const json_t *s)
 {
 	const json_t *o;
@@ -373,6 +424,8 @@ int render_md(FILE *f, const json_t *s, const struct charts *c)
 	criteria_table(f, s);
 	criteria_details(f, s);
 	problems(f, s);
+	hardware(f, s);
+	diagnoses(f, s);
 	outliers(f, s);
 	consistency(f, s);
 	baseline(f, s);

@@ -161,6 +161,7 @@ static void test_pass(void **state)
 	assert_has(out.html, "<div class=\"banner v-pass\">Verdict: PASS (exit code 0)</div>");
 	assert_true(strstr(out.html, "banner") < strstr(out.html, "id=\"criteria\""));
 	assert_has(out.md, "No baseline was given.");
+	assert_has(out.md, "Every host has the hardware the profile expects.");
 	assert_has(out.junit, "tests=\"3\" failures=\"0\" errors=\"0\" skipped=\"0\"");
 	assert_int_equal(count(out.junit, "<testcase "), 3);
 	assert_int_equal(count(out.junit, "<failure"), 0);
@@ -201,6 +202,10 @@ static void test_fail_names_elements(void **state)
 	assert_has(out.md, "| nvlink.p2p | node03:gpu6 | 371.0 GB/s | 288.0 GB/s | -22.37% | 0.8% |");
 	assert_has(out.md, "| driver\\_version | 535\\.104.05 | node03 |");
 	assert_has(out.md, "\\>= 90% of median of all pairs");
+	assert_has(out.md, "## Hardware against the profile\n\n| what | found | the profile expects | hosts |\n"
+		   "|---|---|---|---|\n| gpu\\_model | NVIDIA H100 PCIe | NVIDIA H100 80GB HBM3 | node04 |\n");
+	assert_has(out.md, "| netpair | link | node02->node04 | bad link | node02 and node04 reach");
+	assert_has(out.html, "<tr><td>gpu_model</td><td>NVIDIA H100 PCIe</td><td>NVIDIA H100 80GB HBM3</td><td>node04</td></tr>");
 	assert_has(out.html, "<div class=\"banner v-fail\">");
 	assert_has(out.html, f6);
 	assert_has(out.html, "<td class=\"t-warn\">WARN</td>");
@@ -334,6 +339,8 @@ static void test_hostile(void **state)
 	assert_has(out.html, "nv&quot;link&lt;script&gt;alert(1)&lt;/script&gt;");
 	assert_has(out.html, "evil&quot;host&#39;|`x`[a](b)]]&gt;&#10;&lt;script&gt;alert(1)&lt;/script&gt;:gpu6");
 	assert_has(out.html, "&lt;img src=&quot;https://evil.example/x.png&quot;&gt;");
+	assert_has(out.html, "<td>H100 &lt;script&gt;alert(1)&lt;/script&gt; | x</td>");
+	assert_has(out.html, "<td>]]&gt; &amp; &quot;quoted&quot; | &lt;b&gt;x&lt;/b&gt;</td>");
 	assert_has(out.html, "<title>Cluster acceptance: FAIL (prof&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;q&quot;)</title>");
 	assert_no_fetch(out.html);
 	assert_unique_ids(out.html);
