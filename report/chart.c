@@ -175,26 +175,32 @@ static int wait_limited(pid_t pid, int timeout_s)
 	return -1;
 }
 
-/* first line of gnuplot's log that says something, for the error line */
+/*
+ * The line of gnuplot's log that says what went wrong: its messages read
+ * '"x.gp" line 3: undefined function: foo'; warnings are passed over. Else
+ * the last line with text.
+ */
 static void log_line(const char *log, char *buf, size_t len)
 {
 	char *text = slurp(log), *p, *nl;
+	int found = 0;
 
 	snprintf(buf, len, "no message");
 	if (!text)
 		return;
-	for (p = text; *p; p = nl + 1) {
-		nl = strchr(p, '\n');
-		if (!nl)
-			nl = p + strlen(p);
-		if (strstr(p, "error") || strstr(p, "rror:")) {
-			snprintf(buf, len, "%.*s", (int)(nl - p), p);
-			break;
+	for (p = text; *p; p = *nl ? nl + 1 : nl) {
+		int n;
+
+		nl = strchrnul(p, '\n');
+		n = (int)(nl - p);
+		if (!n || memmem(p, n, "warning:", 8))
+			continue;
+		if (memmem(p, n, "\" line ", 7)) {
+			snprintf(buf, len, "%.*s", n, p);
+			found = 1;
+		} else if (!found) {
+			snprintf(buf, len, "%.*s", n, p);
 		}
-		if (nl > p && !strcmp(buf, "no message"))
-			snprintf(buf, len, "%.*s", (int)(nl - p), p);
-		if (!*nl)
-			break;
 	}
 	free(text);
 }

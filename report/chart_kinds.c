@@ -39,6 +39,8 @@ static void pow2_tics(FILE *f, const char *axis, double lo, double hi, int bytes
 		fprintf(f, "%s'%s' %.17g", e > e0 ? ", " : "", lab, ldexp(1.0, e));
 	}
 	fputs(")\n", f);
+	/* a margin, so that gnuplot keeps the tics at both ends of a log axis */
+	fprintf(f, "set %srange [%.17g:%.17g]\n", axis[0] == 'y' ? "y" : "x", lo / 1.15, hi * 1.15);
 }
 
 /* "nccl float sum, 4 nodes": the parts a collectives series has */
@@ -423,8 +425,6 @@ void chart_scaling(struct chart_ctx *ctx, const json_t *summary)
 		fputs("set title 'bus bandwidth vs node count (dashed: ideal, flat at the fewest nodes)'\n"
 		      "set logscale x 2\nset grid\nset key outside right top\nset xlabel 'nodes'\n"
 		      "set ylabel 'bus bandwidth (GB/s = 1e9 bytes/s)'\nset yrange [0:*]\n", f);
-		if (hi > lo)
-			fprintf(f, "set xrange [%.17g:%.17g]\n", lo, hi);
 		pow2_tics(f, "xtics", lo, hi, 0);
 		fprintf(f, "%s\n", plot);
 		chart_finish(ctx, f, file, "bus bandwidth vs node count", NULL, -1);

@@ -444,10 +444,12 @@ static void test_gnuplot_fails(void **state)
 	struct out out;
 
 	(void)state;
-	fake_gnuplot(gp, sizeof(gp), "echo 'line 3: some error in the script' >&2; exit 1");
+	/* what gnuplot prints on an error: the command, a caret, warnings, the message */
+	fake_gnuplot(gp, sizeof(gp), "printf '\"x.gp\" line 2: warning: w\\n\\nplot foo(x)\\n     ^\\n"
+		     "\"x.gp\" line 3: undefined function: foo\\n\\n' >&2; exit 1");
 	o.gnuplot = gp;
 	render(s, o, &out);
-	assert_has(out.md, "chart 'chart-crit-1.svg' not drawn: gnuplot exited 1: line 3: some error in the script");
+	assert_has(out.md, "chart 'chart-crit-1.svg' not drawn: gnuplot exited 1: \"x.gp\" line 3: undefined function: foo\n");
 	assert_has(out.html, "<li>chart &#39;chart-crit-1.svg&#39; not drawn: gnuplot exited 1:");
 	assert_has(out.md, "## Criteria\n\n| criterion |");
 	assert_int_equal(svg_files(out.dir), 0);
