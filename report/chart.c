@@ -8,6 +8,7 @@
 #include "chart.h"
 #include "escape.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -336,15 +337,43 @@ static char *svg_fix(const char *svg, int seq)
 	return buf;
 }
 
-/* a chart whose SVG holds a script or an external reference is not embedded */
+/* needle (lower case) in the n bytes at p, ignoring case */
+static int has_ci(const char *p, size_t n, const char *needle)
+{
+	size_t k = strlen(needle), i, j;
+
+	for (i = 0; i + k <= n; i++) {
+		for (j = 0; j < k && tolower((unsigned char)p[i + j]) == needle[j]; j++)
+			;
+		if (j == k)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A chart whose tags hold a script, foreign HTML, an event handler or a URI
+ * is not embedded. Only tags are looked at: text is what gnuplot drew (host
+ * names, escaped), and may mention anything.
+ */
 static const char *svg_unsafe(const char *s)
 {
-	if (strcasestr(s, "<script"))
-		return "a <script> element";
-	if (strcasestr(s, "<foreignObject"))
-		return "a <foreignObject> element";
-	if (strstr(s, "http://") || strstr(s, "https://"))
-		return "a URI";
+	static const char *const bad[][2] = {
+		{ "<script", "a <script> element" }, { "<foreignobject", "a <foreignObject> element" },
+		{ "http:", "a URI" }, { "https:", "a URI" }, { "javascript:", "a URI" },
+		{ "data:", "a URI" }, { " on", "an event handler" },
+	};
+	const char *p, *end;
+	size_t i;
+
+	for (p = strchr(s, '<'); p; p = strchr(end, '<')) {
+		end = strchr(p, '>');
+		if (!end)
+			return "an unterminated tag";
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			if (has_ci(p, (size_t)(end - p), bad[i][0]))
+				return bad[i][1];
+	}
 	return NULL;
 }
 

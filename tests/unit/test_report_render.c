@@ -380,7 +380,12 @@ static void test_hostile(void **state)
 		assert_xml(out.dir, "chart-netpair.svg");
 		assert_xml(out.dir, "chart-crit-2.svg");
 		assert_xml(out.dir, "chart-busbw-1.svg");
-		assert_int_equal(count(out.html, "<svg"), svg_files(out.dir));
+		/* a URI in a host name is text: the chart is still drawn and embedded */
+		svg = slurp(out.dir, "chart-netpair.svg");
+		assert_has(svg, ">http://evil.example/h</text>");
+		free(svg);
+		assert_int_equal(svg_files(out.dir), 6);
+		assert_int_equal(count(out.html, "<svg"), 6);
 	}
 	out_free(&out);
 	json_decref(s);
