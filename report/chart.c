@@ -28,19 +28,25 @@ void gp_quote(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
+/* tic labels are printf formats to gnuplot: "%" must be written "%%" */
 void gp_label(FILE *f, const char *s)
 {
-	char buf[CHART_LABEL_MAX + 4];
-	size_t n = strlen(s);
+	char buf[2 * CHART_LABEL_MAX + 8];
+	size_t n = strlen(s), i, k = 0;
 
-	if (n <= CHART_LABEL_MAX) {
-		gp_quote(f, s);
-		return;
+	if (n > CHART_LABEL_MAX) {
+		n = CHART_LABEL_MAX;
+		while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)   /* not inside a UTF-8 character */
+			n--;
 	}
-	n = CHART_LABEL_MAX;
-	while (n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80)   /* not inside a UTF-8 character */
-		n--;
-	snprintf(buf, sizeof(buf), "%.*s...", (int)n, s);
+	for (i = 0; i < n; i++) {
+		if (s[i] == '%')
+			buf[k++] = '%';
+		buf[k++] = s[i];
+	}
+	buf[k] = '\0';
+	if (n < strlen(s))
+		strcat(buf, "...");
 	gp_quote(f, buf);
 }
 

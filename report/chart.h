@@ -36,7 +36,7 @@ void chart_scaling(struct chart_ctx *ctx, const json_t *summary);
 
 /* quotes s as a gnuplot single-quoted string, escaped (escape.h) */
 void gp_quote(FILE *f, const char *s);
-/* the same for an axis label: cut to CHART_LABEL_MAX bytes with "..." */
+/* the same for a tic label: cut to CHART_LABEL_MAX bytes with "...", '%' doubled */
 void gp_label(FILE *f, const char *s);
 #define CHART_LABEL_MAX 28
 
