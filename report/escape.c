@@ -4,6 +4,52 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * The length of the well-formed UTF-8 character at s (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), or 0. Strings can arrive
+ * cut in the middle of a character (a bounded snprintf), and every output
+ * must stay valid UTF-8 (XML parsers reject anything else), so each escaper
+ * drops a byte that does not start a whole character.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+	unsigned int cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/*
+ * Copies the multi-byte character at *s to f (or drops its first byte when
+ * it is not well-formed) and moves *s to its last byte. For c >= 0x80.
+ */
+static void put_utf8(FILE *f, const char **s)
+{
+	size_t n = utf8_len((const unsigned char *)*s);
+
+	if (n)
+		fwrite(*s, 1, n, f);
+	*s += n ? n - 1 : 0;
+}
+
 /* C0 controls and DEL; tab and new line are handled by each caller */
 static int is_ctl(unsigned char c)
 {
@@ -24,7 +70,9 @@ void esc_html(FILE *f, const char *s)
 		case '\n': fputs("&#10;", f); break;
 		case '\t': fputs("&#9;", f); break;
 		default:
-			if (!is_ctl(c))
+			if (c >= 0x80)
+				put_utf8(f, &s);
+			else if (!is_ctl(c))
 				fputc(c, f);
 		}
 	}
@@ -67,6 +115,10 @@ void esc_md(FILE *f, const char *s)
 		}
 		if (is_ctl(c))
 			continue;
+		if (c >= 0x80) {
+			put_utf8(f, &s);
+			continue;
+		}
 		if (md_special(c) || s == list_dot)
 			fputc('\\', f);
 		fputc(c, f);
@@ -99,7 +151,9 @@ void esc_xml(FILE *f, const char *s)
 		case '\n': fputs("&#10;", f); break;
 		case '\t': fputs("&#9;", f); break;
 		default:
-			if (c >= 0x20)   /* DEL is a legal XML character */
+			if (c >= 0x80)
+				put_utf8(f, &s);
+			else if (c >= 0x20)   /* DEL is a legal XML character */
 				fputc(c, f);
 		}
 	}
@@ -120,6 +174,8 @@ void esc_gnuplot(FILE *f, const char *s)
 			fputs("''", f);
 		else if (c == '\n' || c == '\r' || c == '\t')
 			fputc(' ', f);
+		else if (c >= 0x80)
+			put_utf8(f, &s);
 		else if (!is_ctl(c))
 			fputc(c, f);
 	}

@@ -76,6 +76,25 @@ static void test_gnuplot(void **state)
 	expect_esc(esc_gnuplot, "{a}^b_c@d&e~f", "{a}^b_c@d&e~f");
 }
 
+/* every output stays valid UTF-8: a cut or malformed character is dropped */
+static void test_utf8(void **state)
+{
+	void (*const fns[])(FILE *, const char *) = { esc_html, esc_md, esc_xml, esc_gnuplot };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		expect_esc(fns[i], "ab\xc3", "ab");                     /* cut after the lead byte */
+		expect_esc(fns[i], "\xe2\x80x", "x");                  /* cut 3-byte character */
+		expect_esc(fns[i], "a\xc0\xaf" "b", "ab");                /* overlong '/' */
+		expect_esc(fns[i], "a\xed\xa0\x80z", "az");           /* a surrogate */
+		expect_esc(fns[i], "\xf4\x90\x80\x80", "");          /* above U+10FFFF */
+		expect_esc(fns[i], "\x80\xbfq", "q");                  /* stray continuation bytes */
+		expect_esc(fns[i], "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80",
+			   "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80"); /* e-acute, euro, emoji kept */
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -83,6 +102,7 @@ int main(void)
 		cmocka_unit_test(test_md),
 		cmocka_unit_test(test_xml),
 		cmocka_unit_test(test_gnuplot),
+		cmocka_unit_test(test_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

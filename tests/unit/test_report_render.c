@@ -552,6 +552,36 @@ static void test_scaling_and_estimate(void **state)
 	json_decref(s);
 }
 
+/* long multi-byte strings cut by bounded buffers still give valid UTF-8 everywhere */
+static void test_long_utf8(void **state)
+{
+	json_t *s = fixture("fail"), *crit, *fl;
+	struct render_opts o = { .charts = 1 };
+	char title[1001] = "", host[1201] = "", cmd[900];
+	struct out out;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 500; i++)
+		strcat(title, "\xc3\xa9");            /* e-acute, 2 bytes */
+	for (i = 0; i < 400; i++)
+		strcat(host, "\xe2\x82\xac");        /* euro sign, 3 bytes */
+	crit = json_array_get(json_object_get(s, "criteria"), 1);
+	json_object_set_new(crit, "title", json_string(title));
+	fl = json_array_get(json_object_get(crit, "failures"), 0);
+	json_object_set_new(fl, "host", json_string(host));
+	render(s, o, &out);
+	assert_xml(out.dir, "junit.xml");
+	if (have_gnuplot())
+		assert_xml(out.dir, "chart-crit-2.svg");
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import sys\nfor p in sys.argv[1:]: open(p, encoding=\"utf-8\").read()' "
+		 "'%s/report.md' '%s/index.html' '%s/junit.xml'", out.dir, out.dir, out.dir);
+	if (system(cmd))
+		fail_msg("an output of %s is not valid UTF-8", out.dir);
+	out_free(&out);
+	json_decref(s);
+}
+
 static void test_bad_outdir(void **state)
 {
 	json_t *s = fixture("pass");
@@ -597,6 +627,7 @@ int main(void)
 		cmocka_unit_test(test_gnuplot_hangs),
 		cmocka_unit_test(test_many_elements),
 		cmocka_unit_test(test_scaling_and_estimate),
+		cmocka_unit_test(test_long_utf8),
 		cmocka_unit_test(test_bad_outdir),
 		cmocka_unit_test(test_sparse_summary),
 	};
