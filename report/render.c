@@ -6,11 +6,13 @@
  */
 #include "render_priv.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *j_str(const json_t *o, const char *key)
 {
@@ -234,6 +236,30 @@ static int write_file(const char *dir, const char *name, const char *what,
 	return rc ? -1 : 0;
 }
 
+/*
+ * Charts of an earlier report in the same folder would sit beside report.md
+ * as if they were this one's: every chart-*.svg there goes first (the names
+ * are ccreport's own, never a result string).
+ */
+static void remove_old_charts(const char *dir)
+{
+	char path[4096];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	size_t n;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		n = strlen(e->d_name);
+		if (!strncmp(e->d_name, "chart-", 6) && n > 10 && !strcmp(e->d_name + n - 4, ".svg")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+	}
+	closedir(d);
+}
+
 static int junit_fn(FILE *f, const json_t *s, const struct charts *c)
 {
 	(void)c;
@@ -249,6 +275,7 @@ int render_all(const json_t *summary, const struct render_opts *o, char *err, si
 		snprintf(err, len, "nothing to render: no summary or no output folder");
 		return -1;
 	}
+	remove_old_charts(o->outdir);
 	charts_draw(summary, o, &c);
 	for (i = 0; i < c.n; i++)
 		if (write_file(o->outdir, c.v[i].file, c.v[i].svg, NULL, NULL, NULL, err, len))

@@ -396,6 +396,7 @@ static void test_no_gnuplot(void **state)
 {
 	json_t *s = fixture("fail");
 	struct render_opts o = { .charts = 1, .gnuplot = "/nonexistent/gnuplot" };
+	char err[256];
 	struct out out;
 
 	(void)state;
@@ -410,9 +411,17 @@ static void test_no_gnuplot(void **state)
 	assert_int_equal(svg_files(out.dir), 0);
 	out_free(&out);
 
-	o.charts = 0;
+	/* charts of an earlier report in the same folder do not stay beside this one */
+	o.charts = 1;
 	o.gnuplot = NULL;
 	render(s, o, &out);
+	if (have_gnuplot())
+		assert_int_equal(svg_files(out.dir), 6);
+	o.charts = 0;
+	o.outdir = out.dir;
+	assert_int_equal(render_all(s, &o, err, sizeof(err)), 0);
+	free(out.md);
+	out.md = slurp(out.dir, "report.md");
 	assert_has(out.md, "charts not drawn: turned off.");
 	assert_int_equal(svg_files(out.dir), 0);
 	out_free(&out);
