@@ -221,10 +221,11 @@ void chart_netpair(struct chart_ctx *ctx, const json_t *summary)
 	gp_quote(f, title);
 	fputs("\nset xlabel 'to host'\nset ylabel 'from host'\nset cblabel ", f);
 	gp_quote(f, j_str(np, "unit"));
-	fprintf(f, "\nset yrange [%f:%f] reverse\nset xrange [-0.5:%f]\n"
+	/* row 0 on top; colours from 0, so that 1 % of noise does not look like a fault */
+	fprintf(f, "\nset yrange [%f:%f]\nset xrange [-0.5:%f]\nset cbrange [0:*]\n"
 		"set palette defined (0 '#c0392b', 0.5 '#f1c40f', 1 '#27ae60')\n"
 		"set xtics rotate by -60 font ',9'\nset ytics font ',9'\nset tics scale 0\n",
-		-0.5, n - 0.5, n - 0.5);
+		n - 0.5, -0.5, n - 0.5);
 	step = n / 48 + 1;   /* beyond about 48 hosts, label every step-th */
 	name_tics(f, "xtics", hosts, n, step);
 	name_tics(f, "ytics", hosts, n, step);
