@@ -357,28 +357,53 @@ static int has_ci(const char *p, size_t n, const char *needle)
 	return 0;
 }
 
-/*
- * A chart whose tags hold a script, foreign HTML, an event handler or a URI
- * is not embedded. Only tags are looked at: text is what gnuplot drew (host
- * names, escaped), and may mention anything.
- */
-static const char *svg_unsafe(const char *s)
+/* why the n bytes at p must not be embedded, or NULL */
+static const char *bad_in(const char *p, size_t n)
 {
 	static const char *const bad[][2] = {
 		{ "<script", "a <script> element" }, { "<foreignobject", "a <foreignObject> element" },
 		{ "http:", "a URI" }, { "https:", "a URI" }, { "javascript:", "a URI" },
 		{ "data:", "a URI" }, { " on", "an event handler" },
 	};
-	const char *p, *end;
 	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (has_ci(p, n, bad[i][0]))
+			return bad[i][1];
+	return NULL;
+}
+
+/*
+ * A chart whose tags hold a script, foreign HTML, an event handler or a URI
+ * is not embedded. Only tags are looked at: text is what gnuplot drew (host
+ * names, escaped), and may mention anything. The one URI allowed is a large
+ * heatmap's own PNG, "<image ... xlink:href='data:image/png;base64,...'":
+ * inline data that fetches nothing (the page's CSP allows img-src data:).
+ */
+static const char *svg_unsafe(const char *s)
+{
+	static const char png_href[] = "xlink:href='data:image/png;base64,";
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";
+	const char *p, *end, *h, *data_end, *why;
 
 	for (p = strchr(s, '<'); p; p = strchr(end, '<')) {
 		end = strchr(p, '>');
 		if (!end)
 			return "an unterminated tag";
-		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-			if (has_ci(p, (size_t)(end - p), bad[i][0]))
-				return bad[i][1];
+		h = strncmp(p, "<image ", 7) ? NULL : strstr(p, png_href);
+		if (h && h < end) {
+			data_end = h + strlen(png_href);
+			data_end += strspn(data_end, b64);
+			if (*data_end != '\'')
+				return "a malformed image";
+			why = bad_in(p, (size_t)(h - p));
+			if (!why)
+				why = bad_in(data_end, (size_t)(end - data_end));
+		} else {
+			why = bad_in(p, (size_t)(end - p));
+		}
+		if (why)
+			return why;
 	}
 	return NULL;
 }

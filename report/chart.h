@@ -39,5 +39,7 @@ void gp_quote(FILE *f, const char *s);
 /* the same for a tic label: cut to CHART_LABEL_MAX bytes with "...", '%' doubled */
 void gp_label(FILE *f, const char *s);
 #define CHART_LABEL_MAX 28
+/* heatmaps of more hosts are drawn as one embedded PNG, not a rectangle per cell */
+#define CHART_PIXELS_MAX 64
 
 #endif

@@ -229,7 +229,13 @@ void chart_netpair(struct chart_ctx *ctx, const json_t *summary)
 	step = n / 48 + 1;   /* beyond about 48 hosts, label every step-th */
 	name_tics(f, "xtics", hosts, n, step);
 	name_tics(f, "ytics", hosts, n, step);
-	fputs("plot 'chart-netpair.dat' matrix with image pixels notitle\n", f);
+	/*
+	 * One SVG rectangle per cell up to CHART_PIXELS_MAX hosts; beyond, gnuplot
+	 * embeds the matrix as one PNG (a data: URI inside the SVG): 1024 hosts
+	 * would otherwise be a million rectangles.
+	 */
+	fprintf(f, "plot 'chart-netpair.dat' matrix with image%s notitle\n",
+		n <= CHART_PIXELS_MAX ? " pixels" : "");
 	chart_finish(ctx, f, file, title, step > 1 ? "not every host is labelled on the axes" : NULL, -1);
 }
 

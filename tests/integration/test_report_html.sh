@@ -39,8 +39,24 @@ for f in fail hostile pass; do
 		t_fail "render summary-$f.json: $(head -c 300 "$T_TMP/$f.err")"
 	fi
 done
+# the passing summary with a 100-host node-pair matrix: a heatmap drawn as one embedded PNG
+python3 - "$FIX/summary-pass.json" "$T_TMP/summary-big.json" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+hosts = ['n%03d' % i for i in range(100)]
+s['charts']['netpair'] = {'hosts': hosts, 'unit': 'Gb/s', 'matrix':
+    [[None if i == j else (150.0 if 7 in (i, j) else 390.0) for j in range(100)] for i in range(100)]}
+json.dump(s, open(sys.argv[2], 'w'))
+EOF
+mkdir -p "$T_TMP/big"
+if "$DRV" "$T_TMP/summary-big.json" "$T_TMP/big" 2>"$T_TMP/big.err" && grep -q 'data:image/png;base64,' "$T_TMP/big/index.html"; then
+	t_pass "rendered a summary with 100 hosts: index.html $(stat -c %s "$T_TMP/big/index.html") bytes, heatmap as an embedded PNG"
+else
+	t_fail "render a summary with 100 hosts: $(head -c 300 "$T_TMP/big.err")"
+fi
+
 # "NAME DIR BANNER_RGB DOM": DOM=1 also checks the page as Chromium parsed it
-pages+=("fail $T_TMP/fail 176,58,46 0" "hostile $T_TMP/hostile 176,58,46 1" "pass $T_TMP/pass 30,132,73 0")
+pages+=("fail $T_TMP/fail 176,58,46 0" "hostile $T_TMP/hostile 176,58,46 1" "big $T_TMP/big 30,132,73 1")
 
 # the whole chain when the engine can judge generated results against a hardware profile
 prof=$(ls "$T_ROOT"/profiles/h100*.ini 2>/dev/null | head -1)
