@@ -4,22 +4,24 @@
  */
 #include "report.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-static int has(const json_t *a, const char *s)
-{
-	size_t i;
-	json_t *v;
-
-	json_array_foreach(a, i, v)
-		if (!strcmp(json_string_value(v), s))
-			return 1;
-	return 0;
-}
-
-void consistency_note(json_t *versions, const char *key, const char *value, const char *host)
+void consistency_note(json_t *versions, struct htab *seen, const char *key, const char *value,
+		      const char *host)
 {
 	json_t *k = json_object_get(versions, key), *hosts;
+	char *id;
+
+	/* a host is listed once per key and value; inventories repeat per kind */
+	if (asprintf(&id, "%s\x1f%s\x1f%s", key, value, host) < 0)
+		return;
+	if (htab_get(seen, id) >= 0 || htab_put(seen, id, 1)) {
+		free(id);
+		return;
+	}
+	free(id);
 
 	if (!k) {
 		k = json_object();
@@ -32,9 +34,7 @@ void consistency_note(json_t *versions, const char *key, const char *value, cons
 		if (!hosts || json_object_set_new(k, value, hosts))
 			return;
 	}
-	/* a host is listed once per value; inventories repeat per kind */
-	if (!has(hosts, host))
-		json_array_append_new(hosts, json_string(host));
+	json_array_append_new(hosts, json_string(host));
 }
 
 json_t *consistency_diff(json_t *versions)

@@ -41,8 +41,10 @@ int eval_init(struct eval *e, const struct profile *p)
 	if (!e->cs || !e->series || !e->diagnoses || !e->timeouts || !e->versions || !e->outliers)
 		return -1;
 	e->ncs = p->ncrit;
-	for (int i = 0; i < p->ncrit; i++)
+	for (int i = 0; i < p->ncrit; i++) {
 		e->cs[i].c = &p->crit[i];
+		e->cs[i].e = e;
+	}
 	return 0;
 }
 
@@ -69,58 +71,62 @@ static int host_index(struct eval *e, const char *name)
 
 /* ---- what a criterion selects ---- */
 
-/* a field the record and the criterion both name must agree */
-static int field_ok(const json_t *rec, const char *k, const char *want)
-{
-	const char *have = str(rec, k);
+/* what selects a record, read once per record */
+struct sel {
+	const char *kind, *name, *test, *backend, *dtype, *op;
+	double nodes;
+};
 
+static void sel_read(const struct rv *r, struct sel *k)
+{
+	k->kind = rv_str(r, "kind");
+	k->name = rv_str(r, "name");
+	k->test = rv_str(r, "test");
+	k->backend = rv_str(r, "backend");
+	k->dtype = rv_str(r, "dtype");
+	k->op = rv_str(r, "op");
+	k->nodes = 0;
+	rv_num(r, NULL, "nodes", &k->nodes);
+}
+
+/* a field the record and the criterion both name must agree */
+static int field_ok(const char *have, const char *want)
+{
 	return !want || !have || !strcmp(want, have);
 }
 
-static int selects(const struct criterion *c, const json_t *rec, int strict)
+static int selects(const struct criterion *c, const struct sel *k, int strict)
 {
-	const char *kind = str(rec, "kind"), *name = str(rec, "name");
-
 	if (c->collective) {
-		if (!streq(kind, "collective") || !streq(name, c->collective))
+		if (!streq(k->kind, "collective") || !streq(k->name, c->collective))
 			return 0;
-	} else if (!streq(kind, "probe") || !streq(name, c->probe)) {
+	} else if (!streq(k->kind, "probe") || !streq(k->name, c->probe)) {
 		return 0;
 	}
-	if (c->min_nodes && strict) {
-		json_int_t n = json_integer_value(json_object_get(rec, "nodes"));
-
-		if (n < c->min_nodes || (c->max_nodes && n > c->max_nodes))
-			return 0;
-	}
+	if (c->min_nodes && strict && (k->nodes < c->min_nodes || (c->max_nodes && k->nodes > c->max_nodes)))
+		return 0;
 	/* measurements must carry what the criterion names; skips and errors may not */
-	if (strict && ((c->test && !str(rec, "test")) || (c->backend && !str(rec, "backend")) ||
-		       (c->dtype && !str(rec, "dtype")) || (c->op && !str(rec, "op"))))
+	if (strict && ((c->test && !k->test) || (c->backend && !k->backend) ||
+		       (c->dtype && !k->dtype) || (c->op && !k->op)))
 		return 0;
-	return field_ok(rec, "test", c->test) && field_ok(rec, "backend", c->backend) &&
-	       field_ok(rec, "dtype", c->dtype) && field_ok(rec, "op", c->op);
+	return field_ok(k->test, c->test) && field_ok(k->backend, c->backend) &&
+	       field_ok(k->dtype, c->dtype) && field_ok(k->op, c->op);
 }
 
-static int metric_value(const struct criterion *c, const json_t *rec, double *v)
+static int metric_value(const struct criterion *c, const struct rv *r, double *v)
 {
-	const json_t *j = rec;
-
-	for (int i = 0; i < c->npath && j; i++)
-		j = json_object_get(j, c->path[i]);
-	if (!json_is_number(j))
+	if (c->npath == 1 ? rv_num(r, NULL, c->path[0], v) : rv_num(r, c->path[0], c->path[1], v))
 		return -1;
-	*v = json_number_value(j);
 	return isfinite(*v) ? 0 : -1;
 }
 
-static double spread_pct(const struct criterion *c, const json_t *rec)
+static double spread_pct(const struct criterion *c, const struct rv *r)
 {
-	const json_t *cv;
+	double cv;
 
-	if (!c->spread_of)
+	if (!c->spread_of || rv_num(r, c->spread_of, "cv", &cv) || !isfinite(cv))
 		return 0;
-	cv = json_object_get(json_object_get(rec, c->spread_of), "cv");
-	return json_is_number(cv) && isfinite(json_number_value(cv)) ? 100 * fabs(json_number_value(cv)) : 0;
+	return 100 * fabs(cv);
 }
 
 static int worse(const struct criterion *c, double a, double b)
@@ -130,7 +136,7 @@ static int worse(const struct criterion *c, double a, double b)
 
 static struct elem *elem_get(struct crit_state *s, const char *name, const char *host)
 {
-	int i = htab_get(&s->idx, name);
+	int i = htab_get(&s->idx, name), h;
 
 	if (i >= 0)
 		return &s->el[i];
@@ -145,55 +151,63 @@ static struct elem *elem_get(struct crit_state *s, const char *name, const char 
 	}
 	struct elem *el = &s->el[s->nel];
 
+	/* names live once: in the element table, hosts in the eval's host table */
 	memset(el, 0, sizeof(*el));
-	el->name = strdup(name);
-	el->host = strdup(host ? host : "");
-	if (!el->name || !el->host || htab_put(&s->idx, name, s->nel)) {
-		free(el->name);
-		free(el->host);
+	h = host ? host_index(s->e, host) : -1;
+	if ((host && h < 0) || htab_put(&s->idx, name, s->nel))
 		return NULL;
-	}
+	el->name = htab_key(&s->idx, name);
+	el->host = h >= 0 ? s->e->host_names[h] : "";
 	s->nel++;
 	return el;
 }
 
-static void add_point(const struct criterion *c, struct elem *el, const struct pt *p)
+static int add_point(const struct criterion *c, struct elem *el, const struct pt *p)
 {
 	int i, small = 0;
 
+	if (!el->cap) {
+		el->cap = c->size == SIZE_PLATEAU ? PLATEAU_SIZES : 1;
+		el->pt = malloc(el->cap * sizeof(*el->pt));
+		if (!el->pt) {
+			el->cap = 0;
+			return -1;
+		}
+	}
 	if (c->size != SIZE_PLATEAU) {
 		if (!el->n || worse(c, p->judged, el->pt[0].judged))
 			el->pt[0] = *p;
 		el->n = 1;
-		return;
+		return 0;
 	}
 	for (i = 0; i < el->n; i++)
 		if (el->pt[i].bytes == p->bytes) {
 			if (worse(c, p->judged, el->pt[i].judged))
 				el->pt[i] = *p;
-			return;
+			return 0;
 		}
 	if (el->n < PLATEAU_SIZES) {
 		el->pt[el->n++] = *p;
-		return;
+		return 0;
 	}
 	for (i = 1; i < el->n; i++)
 		if (el->pt[i].bytes < el->pt[small].bytes)
 			small = i;
 	if (p->bytes > el->pt[small].bytes)
 		el->pt[small] = *p;
+	return 0;
 }
 
 /* the element's name for the criterion's scope; NULL when the record does not fit */
-static const char *element_of(const struct criterion *c, const json_t *rec, const char **host,
+static const char *element_of(const struct criterion *c, const struct rv *r, const char **host,
 			      char *buf, size_t len)
 {
-	const char *scope = str(rec, "scope"), *el = str(rec, "element");
+	const char *scope = rv_str(r, "scope"), *el = rv_str(r, "element");
 
-	*host = str(rec, "host");
+	*host = rv_str(r, "host");
 	/* netpair records written before probes carried scope and element */
-	if (!el && streq(c->probe, "netpair") && str(rec, "src") && str(rec, "dst")) {
-		const char *a = str(rec, "src"), *b = str(rec, "dst");
+	if (!el && streq(c->probe, "netpair") && rv_str(r, "src") && rv_str(r, "dst")) {
+		const char *a = rv_str(r, "src"), *b = rv_str(r, "dst");
 
 		if (strcmp(a, b) > 0) {
 			const char *t = a;
@@ -204,7 +218,7 @@ static const char *element_of(const struct criterion *c, const json_t *rec, cons
 		snprintf(buf, len, "%s-%s", a, b);
 		el = buf;
 		scope = "link";
-		*host = str(rec, "src");
+		*host = rv_str(r, "src");
 	}
 	switch (c->scope) {
 	case SC_CLUSTER:
@@ -219,24 +233,25 @@ static const char *element_of(const struct criterion *c, const json_t *rec, cons
 	}
 }
 
-static int measure(struct eval *e, struct crit_state *s, const json_t *rec)
+static int measure(struct crit_state *s, const struct rv *r)
 {
 	const struct criterion *c = s->c;
 	const char *name, *host;
 	char buf[512];
 	struct pt p = { 0 };
 	struct elem *el;
-	const json_t *rate = json_object_get(rec, "rate_GBps");
+	double bytes = 0, rate = 0;
 
-	p.bytes = json_integer_value(json_object_get(rec, "bytes"));
+	rv_num(r, NULL, "bytes", &bytes);
+	p.bytes = bytes >= 0 && bytes < 9e18 ? (long long)bytes : 0;
 	if (c->size >= 0 && p.bytes != c->size)
 		return 0;
-	name = element_of(c, rec, &host, buf, sizeof(buf));
+	name = element_of(c, r, &host, buf, sizeof(buf));
 	if (!name) {
 		s->scope_mismatch++;
 		return 0;
 	}
-	if (metric_value(c, rec, &p.value)) {
+	if (metric_value(c, r, &p.value)) {
 		s->nometric++;
 		return 0;
 	}
@@ -245,34 +260,32 @@ static int measure(struct eval *e, struct crit_state *s, const json_t *rec)
 	if (!el)
 		return -1;
 	el->records++;
-	if (json_is_number(rate) && json_number_value(rate) > 0)
-		p.rate = json_number_value(rate) * (streq(c->unit, "Gb/s") ? 8 : 1);
+	if (!rv_num(r, NULL, "rate_GBps", &rate) && rate > 0 && isfinite(rate))
+		p.rate = rate * (streq(c->unit, "Gb/s") ? 8 : 1);
 	if (c->relative > 0 && !p.rate) {
 		el->norate++;
 		return 0;
 	}
 	p.judged = c->relative > 0 ? p.value / p.rate : p.value;
-	p.spread = spread_pct(c, rec);
-	add_point(c, el, &p);
-	(void)e;
-	return 0;
+	p.spread = spread_pct(c, r);
+	return add_point(c, el, &p);
 }
 
 /* ---- what is kept beside the criteria: charts, versions, diagnoses ---- */
 
-static int note_series(struct eval *e, const json_t *rec)
+static int note_series(struct eval *e, const struct rv *r)
 {
-	const char *name = str(rec, "name"), *be = str(rec, "backend");
-	const char *dt = str(rec, "dtype"), *op = str(rec, "op");
-	json_t *bw = json_object_get(rec, "busbw_GBps"), *bytes = json_object_get(rec, "bytes");
-	json_int_t nodes = json_integer_value(json_object_get(rec, "nodes"));
+	const char *name = rv_str(r, "name"), *be = rv_str(r, "backend");
+	const char *dt = rv_str(r, "dtype"), *op = rv_str(r, "op");
+	double bw, bytes, nodes = 0;
 	char key[256];
 	json_t *s;
 
-	if (!name || !json_is_number(bw) || !json_is_integer(bytes))
+	if (!name || rv_num(r, NULL, "busbw_GBps", &bw) || rv_num(r, NULL, "bytes", &bytes) ||
+	    !(bytes >= 0 && bytes < 9e18))
 		return 0;
-	snprintf(key, sizeof(key), "%s|%s|%s|%s|%lld", name, be ?: "", dt ?: "", op ?: "",
-		 (long long)nodes);
+	rv_num(r, NULL, "nodes", &nodes);
+	snprintf(key, sizeof(key), "%s|%s|%s|%s|%.0f", name, be ?: "", dt ?: "", op ?: "", nodes);
 	s = json_object_get(e->series, key);
 	if (!s) {
 		s = json_pack("{s:s, s:s?, s:s?, s:s?, s:I, s:[]}", "name", name, "backend", be,
@@ -281,17 +294,17 @@ static int note_series(struct eval *e, const json_t *rec)
 			return -1;
 	}
 	return json_array_append_new(json_object_get(s, "points"),
-				     json_pack("[O, f]", bytes, json_number_value(bw)));
+				     json_pack("[I, f]", (json_int_t)bytes, bw));
 }
 
-static int note_netpair(struct eval *e, const json_t *rec)
+static int note_netpair(struct eval *e, const struct rv *r)
 {
-	const char *src = str(rec, "src"), *dst = str(rec, "dst");
-	json_t *gb = json_object_get(rec, "bw_Gbps"), *pass = json_object_get(rec, "pass");
+	const char *src = rv_str(r, "src"), *dst = rv_str(r, "dst");
+	double gb, pass = 1;
 	int a, b;
 
-	if (!streq(str(rec, "test"), "bw_uni") || !src || !dst || !json_is_number(gb) ||
-	    (pass && json_integer_value(pass) != 1))
+	rv_num(r, NULL, "pass", &pass);
+	if (!streq(rv_str(r, "test"), "bw_uni") || !src || !dst || rv_num(r, NULL, "bw_Gbps", &gb) || pass != 1)
 		return 0;
 	a = host_index(e, src);
 	b = host_index(e, dst);
@@ -314,7 +327,7 @@ static int note_netpair(struct eval *e, const json_t *rec)
 		e->np = m;
 		e->npn = n;
 	}
-	e->np[(size_t)a * e->npn + b] = (float)json_number_value(gb);
+	e->np[(size_t)a * e->npn + b] = (float)gb;
 	return 0;
 }
 
@@ -334,9 +347,9 @@ static int note_header(struct eval *e, const json_t *rec)
 			return -1;
 		/* the header is rank 0's: its versions stand for every host of the run */
 		if (mpi)
-			consistency_note(e->versions, "mpi_library", mpi, name);
+			consistency_note(e->versions, &e->vseen, "mpi_library", mpi, name);
 		if (ver)
-			consistency_note(e->versions, "ccprobe", ver, name);
+			consistency_note(e->versions, &e->vseen, "ccprobe", ver, name);
 	}
 	return 0;
 }
@@ -356,13 +369,13 @@ static void note_inventory(struct eval *e, const json_t *rec)
 
 		json_array_foreach(gpus, i, g)
 			if (str(g, "name"))
-				consistency_note(e->versions, "gpu_model", str(g, "name"), host);
+				consistency_note(e->versions, &e->vseen, "gpu_model", str(g, "name"), host);
 		snprintf(n, sizeof(n), "%zu", json_array_size(gpus));
-		consistency_note(e->versions, "gpu_count", n, host);
+		consistency_note(e->versions, &e->vseen, "gpu_count", n, host);
 	}
 	json_object_foreach(json_object_get(rec, "versions"), k, v)
 		if (json_is_string(v))
-			consistency_note(e->versions, k, json_string_value(v), host);
+			consistency_note(e->versions, &e->vseen, k, json_string_value(v), host);
 }
 
 static int note_diagnosis(struct eval *e, const json_t *rec)
@@ -392,9 +405,28 @@ static int note_diagnosis(struct eval *e, const json_t *rec)
 		"evidence", why));
 }
 
+int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
+{
+	struct sel k;
+	int rc = 0;
+
+	sel_read(r, &k);
+	if (streq(k.kind, "collective"))
+		rc = note_series(e, r);
+	else if (streq(k.kind, "probe") && streq(k.name, "netpair"))
+		rc = note_netpair(e, r);
+	for (int i = 0; !rc && i < e->ncs; i++)
+		if (selects(e->cs[i].c, &k, 1))
+			rc = measure(&e->cs[i], r);
+	if (rc)
+		snprintf(err, len, "out of memory");
+	return rc ? -1 : 0;
+}
+
 int eval_record(struct eval *e, json_t *rec, long line, char *err, size_t len)
 {
-	const char *type = str(rec, "type"), *kind = str(rec, "kind");
+	const char *type = str(rec, "type");
+	struct rv *r;
 	int rc = 0;
 
 	(void)line;
@@ -410,27 +442,36 @@ int eval_record(struct eval *e, json_t *rec, long line, char *err, size_t len)
 		int skip = streq(type, "skip");
 		const char *why = str(rec, skip ? "reason" : "message");
 
+		struct sel k;
+
+		r = malloc(sizeof(*r));
+		if (!r) {
+			snprintf(err, len, "out of memory");
+			return -1;
+		}
+		rv_from_json(rec, r);
+		sel_read(r, &k);
 		for (int i = 0; i < e->ncs; i++) {
 			struct crit_state *s = &e->cs[i];
 
-			if (!selects(s->c, rec, 0))
+			if (!selects(s->c, &k, 0))
 				continue;
 			if (skip ? s->skips++ : s->errors++)
 				continue;
-			free(skip ? s->skip_reason : s->error_msg);
 			if (skip)
 				s->skip_reason = strdup(why ?: "skipped");
 			else
 				s->error_msg = strdup(why ?: "error");
 		}
-	} else if (!streq(type, "end") && !streq(type, "diagnosis")) {
-		if (streq(kind, "collective"))
-			rc = note_series(e, rec);
-		else if (streq(kind, "probe") && streq(str(rec, "name"), "netpair"))
-			rc = note_netpair(e, rec);
-		for (int i = 0; !rc && i < e->ncs; i++)
-			if (selects(e->cs[i].c, rec, 1))
-				rc = measure(e, &e->cs[i], rec);
+		free(r);
+	} else if (!streq(type, "end")) {
+		/* a measurement (or another type a later schema adds) */
+		r = malloc(sizeof(*r));
+		if (!r)
+			rc = -1;
+		else if (!rv_from_json(rec, r))
+			rc = eval_measurement(e, r, err, len);
+		free(r);
 	}
 	if (rc)
 		snprintf(err, len, "out of memory");
@@ -457,6 +498,17 @@ static int feed(json_t *rec, long line, void *ctx)
 	return -1;
 }
 
+static int feed_measurement(const struct rv *r, long line, void *ctx)
+{
+	struct feed *f = ctx;
+	char e[200];
+
+	if (!eval_measurement(f->e, r, e, sizeof(e)))
+		return 0;
+	snprintf(f->err, f->len, "%s:%ld: %s", f->path, line, e);
+	return -1;
+}
+
 int eval_read_inputs(struct eval *e, char **paths, int npaths, char *err, size_t len)
 {
 	e->in = calloc(npaths ? npaths : 1, sizeof(*e->in));
@@ -466,9 +518,10 @@ int eval_read_inputs(struct eval *e, char **paths, int npaths, char *err, size_t
 	}
 	for (int i = 0; i < npaths; i++) {
 		struct feed f = { e, paths[i], err, len };
+		struct results_sink sink = { feed, feed_measurement, &f };
 
 		e->nin++;
-		if (results_read(paths[i], &e->in[i], feed, &f, err, len))
+		if (results_read(paths[i], &e->in[i], &sink, err, len))
 			return -1;
 	}
 	return 0;
@@ -633,6 +686,43 @@ static void set_reason(struct crit_state *s, const char *fmt, ...)
 	s->reason = r;
 }
 
+static const struct criterion *sort_crit;
+static const struct pt *sort_vals;
+
+static int cmp_worst_first(const void *a, const void *b)
+{
+	double x = sort_vals[*(const int *)a].judged, y = sort_vals[*(const int *)b].judged;
+
+	return worse(sort_crit, x, y) ? -1 : worse(sort_crit, y, x) ? 1 : 0;
+}
+
+static void add_values(struct crit_state *s, const struct pt *vals, const int *judged, int njudged)
+{
+	int *idx = malloc((s->nel ? s->nel : 1) * sizeof(*idx)), n = 0;
+
+	if (!idx)
+		return;
+	for (int i = 0; i < s->nel; i++)
+		if (judged[i])
+			idx[n++] = i;
+	if (n > VALUES_MAX) {
+		sort_crit = s->c;
+		sort_vals = vals;
+		qsort(idx, n, sizeof(*idx), cmp_worst_first);
+		n = VALUES_MAX;
+	}
+	s->values_total = njudged;
+	for (int k = 0; k < n; k++) {
+		const struct elem *el = &s->el[idx[k]];
+		const struct pt *p = &vals[idx[k]];
+
+		json_array_append_new(s->values, json_pack("{s:s, s:s, s:f, s:f, s:f, s:I}",
+			"element", el->name, "host", el->host, "value", p->value, "bound",
+			elem_bound(s->c, p), "spread_pct", p->spread, "bytes", (json_int_t)p->bytes));
+	}
+	free(idx);
+}
+
 static void judge(struct eval *e, struct crit_state *s)
 {
 	const struct criterion *c = s->c;
@@ -660,9 +750,6 @@ static void judge(struct eval *e, struct crit_state *s)
 		b = elem_bound(c, p);
 		if (worst < 0 || worse(c, p->judged, vals[worst].judged))
 			worst = i;
-		json_array_append_new(s->values, json_pack("{s:s, s:s, s:f, s:f, s:f, s:I}",
-			"element", el->name, "host", el->host, "value", p->value, "bound", b,
-			"spread_pct", p->spread, "bytes", (json_int_t)p->bytes));
 		if (!worse(c, p->judged, c->relative > 0 ? c->relative : c->bound))
 			continue;
 		nfail++;
@@ -672,6 +759,10 @@ static void judge(struct eval *e, struct crit_state *s)
 			b > 0 ? json_real(100 * fabs(b - p->value) / b) : json_null()));
 	}
 	sort_array(s->failures, cmp_shortfall);
+	/* summary.json keeps every element up to VALUES_MAX, else the worst ones */
+	while (json_array_size(s->failures) > VALUES_MAX)
+		json_array_remove(s->failures, json_array_size(s->failures) - 1);
+	add_values(s, vals, judged, njudged);
 	s->worst = worst;
 	if (worst >= 0)
 		s->worst_pt = vals[worst];
@@ -737,10 +828,8 @@ void eval_free(struct eval *e)
 	for (int i = 0; i < e->ncs; i++) {
 		struct crit_state *s = &e->cs[i];
 
-		for (int k = 0; k < s->nel; k++) {
-			free(s->el[k].name);
-			free(s->el[k].host);
-		}
+		for (int k = 0; k < s->nel; k++)
+			free(s->el[k].pt);
 		free(s->el);
 		htab_free(&s->idx);
 		free(s->skip_reason);
@@ -754,6 +843,7 @@ void eval_free(struct eval *e)
 		free(e->host_names[i]);
 	free(e->host_names);
 	htab_free(&e->hosts);
+	htab_free(&e->vseen);
 	for (int i = 0; i < e->nin; i++)
 		input_info_free(&e->in[i]);
 	free(e->in);

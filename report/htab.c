@@ -59,6 +59,16 @@ static int grow(struct htab *h)
 	return 0;
 }
 
+const char *htab_key(const struct htab *h, const char *key)
+{
+	size_t i;
+
+	if (!h->cap)
+		return NULL;
+	i = slot(h, key);
+	return h->keys[i];
+}
+
 int htab_put(struct htab *h, const char *key, int val)
 {
 	size_t i;

@@ -44,12 +44,40 @@ static int check_header(json_t *rec, const char *name, char *err, size_t len)
 	return 0;
 }
 
-static int read_stream(FILE *f, const char *name, struct input_info *in,
-		       int (*fn)(json_t *rec, long line, void *ctx), void *ctx,
-		       char *err, size_t len)
+/* a measurement the scanner could read: 1 sent (rc in *rc), 0 leave it to jansson */
+static int fast_path(const char *buf, size_t n, char **copy, size_t *cap, struct rv *r,
+		     const struct results_sink *sink, long line, int *rc)
 {
-	char *buf = NULL;
-	size_t cap = 0;
+	const char *type;
+
+	if (!sink->measurement)
+		return 0;
+	if (n + 1 > *cap) {
+		char *c = realloc(*copy, n + 1);
+
+		if (!c)
+			return 0;
+		*copy = c;
+		*cap = n + 1;
+	}
+	/* the scanner writes into its copy; the line stays intact for jansson */
+	memcpy(*copy, buf, n);
+	(*copy)[n] = '\0';
+	if (rv_scan(*copy, n, r))
+		return 0;
+	type = rv_str(r, "type");
+	if (!type || strcmp(type, "measurement"))
+		return 0;
+	*rc = sink->measurement(r, line, sink->ctx);
+	return 1;
+}
+
+static int read_stream(FILE *f, const char *name, struct input_info *in,
+		       const struct results_sink *sink, char *err, size_t len)
+{
+	char *buf = NULL, *copy = NULL;
+	size_t cap = 0, ccap = 0;
+	struct rv *r = malloc(sizeof(*r));
 	ssize_t n;
 	long line = 0;
 	int rc = -1, ended = 0;
@@ -57,7 +85,8 @@ static int read_stream(FILE *f, const char *name, struct input_info *in,
 	memset(in, 0, sizeof(*in));
 	strcpy(in->end, "missing");
 	in->path = strdup(name);
-	if (!in->path) {
+	if (!in->path || !r) {
+		free(r);
 		snprintf(err, len, "%s: out of memory", name);
 		return -1;
 	}
@@ -72,6 +101,18 @@ static int read_stream(FILE *f, const char *name, struct input_info *in,
 			if (line == 1)
 				break;
 			continue;
+		}
+		if (line > 1 && !ended) {
+			int frc = 0;
+
+			if (fast_path(buf, (size_t)n, &copy, &ccap, r, sink, line, &frc)) {
+				in->records++;
+				if (frc) {
+					rc = -2;
+					goto out;
+				}
+				continue;
+			}
 		}
 		rec = json_loadb(buf, (size_t)n, JSON_REJECT_DUPLICATES, &je);
 		if (!rec) {
@@ -108,8 +149,13 @@ static int read_stream(FILE *f, const char *name, struct input_info *in,
 		}
 		if (!*err) {
 			in->records++;
-			if (fn(rec, line, ctx))
+			if (sink->measurement && !strcmp(type, "measurement")) {
+				rv_from_json(rec, r);
+				if (sink->measurement(r, line, sink->ctx))
+					rc = -2;
+			} else if (sink->record(rec, line, sink->ctx)) {
 				rc = -2;
+			}
 		}
 		json_decref(rec);
 		if (*err || rc == -2)
@@ -126,13 +172,14 @@ static int read_stream(FILE *f, const char *name, struct input_info *in,
 	rc = 0;
 out:
 	free(buf);
+	free(copy);
+	free(r);
 	if (rc)
 		rc = -1;
 	return rc;
 }
 
-int results_read(const char *path, struct input_info *in,
-		 int (*fn)(json_t *rec, long line, void *ctx), void *ctx,
+int results_read(const char *path, struct input_info *in, const struct results_sink *sink,
 		 char *err, size_t len)
 {
 	FILE *f = fopen(path, "r");
@@ -144,14 +191,13 @@ int results_read(const char *path, struct input_info *in,
 		snprintf(err, len, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	rc = read_stream(f, path, in, fn, ctx, err, len);
+	rc = read_stream(f, path, in, sink, err, len);
 	fclose(f);
 	return rc;
 }
 
 int results_read_mem(const char *buf, size_t size, const char *name, struct input_info *in,
-		     int (*fn)(json_t *rec, long line, void *ctx), void *ctx,
-		     char *err, size_t len)
+		     const struct results_sink *sink, char *err, size_t len)
 {
 	FILE *f;
 	int rc;
@@ -167,7 +213,7 @@ int results_read_mem(const char *buf, size_t size, const char *name, struct inpu
 		snprintf(err, len, "%s: %s", name, strerror(errno));
 		return -1;
 	}
-	rc = read_stream(f, name, in, fn, ctx, err, len);
+	rc = read_stream(f, name, in, sink, err, len);
 	fclose(f);
 	return rc;
 }

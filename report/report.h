@@ -16,6 +16,8 @@
 
 #define RPT_VERSION "0.1.0"
 
+struct rv;
+
 /* exit codes of ccreport (README.md, --help) */
 enum rpt_exit {
 	RPT_EXIT_PASS = 0,        /* pass, warnings allowed */
@@ -43,6 +45,8 @@ struct htab {
 int htab_get(const struct htab *h, const char *key);
 /* stores key -> val (replacing); returns 0, or -1 when out of memory */
 int htab_put(struct htab *h, const char *key, int val);
+/* the table's own copy of key (stable until htab_free), or NULL */
+const char *htab_key(const struct htab *h, const char *key);
 void htab_free(struct htab *h);
 
 /* ---- profiles (profile.c) ---- */
@@ -115,25 +119,59 @@ struct input_info {
 	json_t *header;          /* the run record (owned) */
 };
 
+/* where the reader sends records */
+struct results_sink {
+	int (*record)(json_t *rec, long line, void *ctx);             /* run, skip, end, ...: read by jansson */
+	int (*measurement)(const struct rv *r, long line, void *ctx); /* measurements; NULL: to record */
+	void *ctx;
+};
+
 /*
  * Reads one results file line by line: checks the header (schema 1), then
- * calls fn(rec, line, ctx) for every record after it, the header included
- * first. fn returns 0, or -1 to stop with a message it left in err.
- * Returns 0, or -1 with "path:line: what is wrong" in err.
+ * sends every record, the header first, to the sink. Measurements are read
+ * by the scanner of record.c, the rest (and whatever the scanner leaves) by
+ * jansson. A sink function returns 0, or -1 to stop with a message it left
+ * in err. Returns 0, or -1 with "path:line: what is wrong" in err.
  */
-int results_read(const char *path, struct input_info *in,
-		 int (*fn)(json_t *rec, long line, void *ctx), void *ctx,
+int results_read(const char *path, struct input_info *in, const struct results_sink *sink,
 		 char *err, size_t len);
 /* the same over a memory buffer (fuzzing) */
 int results_read_mem(const char *buf, size_t size, const char *name, struct input_info *in,
-		     int (*fn)(json_t *rec, long line, void *ctx), void *ctx,
-		     char *err, size_t len);
+		     const struct results_sink *sink, char *err, size_t len);
 void input_info_free(struct input_info *in);
 /*
  * Expands the command line's inputs: files as given, folders to their
  * *.jsonl files in name order. Returns the count, or -1 with a message.
  */
 int results_expand(char **args, int nargs, char ***paths, char *err, size_t len);
+
+/* ---- a flat view of a measurement record (record.c) ---- */
+#define RV_MAX_FIELDS 96
+struct rv_field {
+	const char *parent;      /* NULL: a field of the record; else the key of the object holding it */
+	const char *key;
+	unsigned hash;           /* of key */
+	char type;               /* s string, i integer, r real, b boolean, z null, o object, a array */
+	const char *str;         /* strings; numbers as written, converted by rv_num */
+	double num;              /* numbers already converted (NaN: convert str), booleans */
+};
+struct rv {
+	int n, overflow;
+	struct rv_field f[RV_MAX_FIELDS];
+};
+/*
+ * Scans one line (modified in place: strings are NUL-terminated there).
+ * Returns 0, or -1 when the line is not plain JSON this scanner reads: then
+ * jansson must read the (unmodified) line and decide.
+ */
+int rv_scan(char *line, size_t len, struct rv *r);
+/* the same view of a record read by jansson; valid while rec lives */
+int rv_from_json(const json_t *rec, struct rv *r);
+/* a string field of the record, or NULL */
+const char *rv_str(const struct rv *r, const char *key);
+/* a number: field key of the record (parent NULL) or of its object parent; 0 or -1 */
+int rv_num(const struct rv *r, const char *parent, const char *key, double *v);
+int rv_has(const struct rv *r, const char *key);
 
 /* ---- evaluation (eval.c) ---- */
 struct pt {                      /* the worst value seen at one size */
@@ -145,15 +183,17 @@ struct pt {                      /* the worst value seen at one size */
 };
 
 struct elem {
-	char *name, *host;
-	int n;                   /* points used */
-	struct pt pt[PLATEAU_SIZES];
+	const char *name;        /* the element table's key */
+	const char *host;        /* the eval's host name, "" when none */
+	int n, cap;              /* points used, allocated: 1, or PLATEAU_SIZES at the plateau */
+	struct pt *pt;
 	long records;
 	long norate;             /* records without rate_GBps under a relative bound */
 };
 
 struct crit_state {
 	const struct criterion *c;
+	struct eval *e;
 	struct htab idx;
 	struct elem *el;
 	int nel, capel;
@@ -165,7 +205,9 @@ struct crit_state {
 	int worst;               /* element with the worst value, or -1 */
 	struct pt worst_pt;
 	json_t *failures, *values;
+	long values_total;       /* elements judged; values holds at most VALUES_MAX of them */
 };
+#define VALUES_MAX 10000         /* per criterion in summary.json: the worst first beyond it */
 
 struct eval {
 	const struct profile *p;
@@ -184,6 +226,7 @@ struct eval {
 	json_t *diagnoses;       /* netpair node/link verdicts other than ok */
 	json_t *timeouts;        /* one line each */
 	json_t *versions;        /* key -> value -> [hosts] (consistency.c) */
+	struct htab vseen;       /* key, value, host noted */
 	json_t *outliers;        /* filled by eval_finish */
 	/* netpair matrix: one-way pass-1 bandwidth, Gb/s, row = sender */
 	float *np;
@@ -193,6 +236,8 @@ struct eval {
 int eval_init(struct eval *e, const struct profile *p);
 /* feeds one record (the header included); returns 0 or -1 with err */
 int eval_record(struct eval *e, json_t *rec, long line, char *err, size_t len);
+/* feeds one measurement */
+int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len);
 /* judges every criterion; call once after all inputs */
 void eval_finish(struct eval *e);
 void eval_free(struct eval *e);
@@ -205,7 +250,9 @@ int eval_read_inputs(struct eval *e, char **paths, int npaths, char *err, size_t
 void elem_value(const struct criterion *c, const struct elem *el, struct pt *out);
 
 /* ---- consistency (consistency.c) ---- */
-void consistency_note(json_t *versions, const char *key, const char *value, const char *host);
+/* notes that host has value for key (once per key, value and host: seen remembers) */
+void consistency_note(json_t *versions, struct htab *seen, const char *key, const char *value,
+		      const char *host);
 /* [{key, values: [{value, hosts}]}] for the keys whose hosts disagree */
 json_t *consistency_diff(json_t *versions);
 

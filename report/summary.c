@@ -64,7 +64,7 @@ static json_t *criterion_json(const struct crit_state *s)
 			    json_string(size_name(c->size, buf, sizeof(buf))));
 	json_object_set_new(j, "verdict", json_string(rpt_verdict_name(s->verdict)));
 	json_object_set_new(j, "reason", json_string(s->reason ? s->reason : ""));
-	json_object_set_new(j, "elements", json_integer(json_array_size(s->values)));
+	json_object_set_new(j, "elements", json_integer(s->values_total));
 	json_object_set_new(j, "records", json_integer(s->records));
 	json_object_set_new(j, "worst", worst);
 	json_object_set(j, "failures", s->failures);

@@ -8,8 +8,26 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const uint8_t *cur;
+static size_t cur_size;
+
+/* a broken invariant: say which, keep the input (a regression fixture to be) and abort */
+#define CHECK(cond) do { if (!(cond)) broken(#cond, __LINE__); } while (0)
+static void broken(const char *what, int line)
+{
+	FILE *f = fopen("fuzz-failure.bin", "wb");
+
+	if (f) {
+		fwrite(cur, 1, cur_size, f);
+		fclose(f);
+	}
+	fprintf(stderr, "%s:%d: invariant broken: %s (input in fuzz-failure.bin)\n", __FILE__, line, what);
+	abort();
+}
 
 static const char results[] =
 	"{\"type\":\"run\",\"schema\":1,\"hosts\":[{\"name\":\"a\",\"ranks\":[0]},{\"name\":\"b\",\"ranks\":[1]}],\"world_size\":2}\n"
@@ -26,6 +44,14 @@ static int feed(json_t *rec, long line, void *ctx)
 	return eval_record(ctx, rec, line, err, sizeof(err));
 }
 
+static int feed_measurement(const struct rv *r, long line, void *ctx)
+{
+	char err[200];
+
+	(void)line;
+	return eval_measurement(ctx, r, err, sizeof(err));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1), err[1024];
@@ -36,40 +62,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!text)
 		return 0;
+	cur = data;
+	cur_size = size;
 	memcpy(text, data, size);
 	text[size] = '\0';
 	err[0] = '\0';
 	rc = profile_parse_string(&p, text, "fuzz.ini", err, sizeof(err));
 	free(text);
-	if (rc != 0 && rc != -1)
-		abort();
+	CHECK(rc == 0 || rc == -1);
 	if (rc == -1) {
-		if (!err[0] || strchr(err, '\n') || strncmp(err, "fuzz.ini:", 9))
-			abort();
+		CHECK(err[0] && !strchr(err, '\n') && !strncmp(err, "fuzz.ini:", 9));
 		return 0;
 	}
-	if (p.ncrit < 1)
-		abort();
+	CHECK(p.ncrit >= 1);
 	for (int i = 0; i < p.ncrit; i++) {
 		const struct criterion *c = &p.crit[i];
 
-		if (!c->metric || !c->unit || !c->npath || c->scope < 0 || c->scope >= SC_N ||
-		    !isfinite(c->bound) || !(c->relative >= 0) || !c->probe == !c->collective)
-			abort();
+		CHECK(c->metric && c->unit && c->npath && c->scope >= 0 && c->scope < SC_N);
+		CHECK(isfinite(c->bound) && c->relative >= 0 && !c->probe != !c->collective);
 	}
-	if (eval_init(&e, &p))
-		abort();
+	CHECK(!(eval_init(&e, &p)));
+	struct results_sink sink = { feed, feed_measurement, &e };
+
 	e.in = calloc(1, sizeof(*e.in));
-	if (!e.in)
-		abort();
+	CHECK(!(!e.in));
 	e.nin = 1;
-	if (results_read_mem(results, sizeof(results) - 1, "fixed.jsonl", &e.in[0], feed, &e, err, sizeof(err)))
-		abort();
+	CHECK(!(results_read_mem(results, sizeof(results) - 1, "fixed.jsonl", &e.in[0], &sink, err, sizeof(err))));
 	eval_finish(&e);
 	json_t *s = summary_build(&e, &so, err, sizeof(err));
 
-	if (!s)
-		abort();
+	CHECK(!(!s));
 	json_decref(s);
 	eval_free(&e);
 	profile_free(&p);

@@ -266,6 +266,7 @@ static void collectives(void)
 	}
 }
 
+/* one-way bandwidth of every pair, both directions, as ccprobe netpair writes it */
 static void netpair(void)
 {
 	char a[32], b[32], el[80];
@@ -274,21 +275,23 @@ static void netpair(void)
 		return;
 	for (int i = 0; i < nodes; i++)
 		for (int k = i + 1; k < nodes; k++) {
-			double v;
+			snprintf(el, sizeof(el), "node%d-node%d", i, k);
+			for (int dir = 0; dir < 2; dir++) {
+				int s = dir ? k : i, d = dir ? i : k;
+				double v = 49.0 * factor(el, "bw_uni") * noise();
 
-			snprintf(a, sizeof(a), "node%d", i);
-			snprintf(b, sizeof(b), "node%d", k);
-			snprintf(el, sizeof(el), "%s-%s", a, b);
-			v = 49.0 * factor(el, "bw_uni") * noise();
-			elapsed += 0.001;
-			printf("{\"type\":\"measurement\",\"kind\":\"probe\",\"name\":\"netpair\",\"test\":\"bw_uni\","
-			       "\"pass\":1,\"stage\":\"all-pairs\",\"round\":0,\"scope\":\"link\",\"element\":\"%s\","
-			       "\"host\":\"%s\",\"peer\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\",\"src_node\":%d,"
-			       "\"dst_node\":%d,\"bytes\":4194304,\"bw_GBps\":%.6g,\"bw_Gbps\":%.6g",
-			       el, a, b, a, b, i, k, v, v * 8);
-			if (netrate)
-				printf(",\"rate_GBps\":50,\"pct_of_rate\":%.4g", 100 * v / 50);
-			printf(",\"window\":16,\"windows\":40,\"time_s\":0.15,\"elapsed_s\":%.3f}\n", elapsed);
+				snprintf(a, sizeof(a), "node%d", s);
+				snprintf(b, sizeof(b), "node%d", d);
+				elapsed += 0.001;
+				printf("{\"type\":\"measurement\",\"kind\":\"probe\",\"name\":\"netpair\",\"test\":\"bw_uni\","
+				       "\"pass\":1,\"stage\":\"all-pairs\",\"round\":0,\"scope\":\"link\",\"element\":\"%s\","
+				       "\"host\":\"%s\",\"peer\":\"%s\",\"src\":\"%s\",\"dst\":\"%s\",\"src_node\":%d,"
+				       "\"dst_node\":%d,\"bytes\":4194304,\"bw_GBps\":%.6g,\"bw_Gbps\":%.6g",
+				       el, a, b, a, b, s, d, v, v * 8);
+				if (netrate)
+					printf(",\"rate_GBps\":50,\"pct_of_rate\":%.4g", 100 * v / 50);
+				printf(",\"window\":16,\"windows\":40,\"time_s\":0.15,\"elapsed_s\":%.3f}\n", elapsed);
+			}
 		}
 }
 
