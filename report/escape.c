@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /*
  * The length of the well-formed UTF-8 character at s (RFC 3629: no overlong
@@ -93,10 +94,21 @@ static int md_special(unsigned char c)
 	return c && strchr("\\`*_[]<|&~", c) != NULL;
 }
 
+/*
+ * GitHub also turns "scheme://..." and "www.x" in plain text into links; a
+ * backslash before that ':' or '.' keeps them text (checked with cmark-gfm's
+ * autolink extension). An e-mail address may still become a mailto: link.
+ */
+static int md_autolink(const char *start, const char *s)
+{
+	return (s[0] == ':' && s[1] == '/' && s[2] == '/') ||
+	       (s[0] == '.' && s - start >= 3 && !strncasecmp(s - 3, "www", 3));
+}
+
 void esc_md(FILE *f, const char *s)
 {
 	const char *list_dot = NULL;   /* the '.' or ')' of a leading "12." */
-	const char *p;
+	const char *start = s, *p;
 
 	if (!s)
 		return;
@@ -119,7 +131,7 @@ void esc_md(FILE *f, const char *s)
 			put_utf8(f, &s);
 			continue;
 		}
-		if (md_special(c) || s == list_dot)
+		if (md_special(c) || s == list_dot || md_autolink(start, s))
 			fputc('\\', f);
 		fputc(c, f);
 	}

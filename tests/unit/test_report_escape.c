@@ -37,7 +37,10 @@ static void test_md(void **state)
 	(void)state;
 	expect_esc(esc_md, "a|b", "a\\|b");
 	expect_esc(esc_md, "`code` *em* _u_ ~s~", "\\`code\\` \\*em\\* \\_u\\_ \\~s\\~");
-	expect_esc(esc_md, "[x](http://e/) ![i](y)", "\\[x\\](http://e/) !\\[i\\](y)");
+	expect_esc(esc_md, "[x](http://e/) ![i](y)", "\\[x\\](http\\://e/) !\\[i\\](y)");
+	/* no autolink: "scheme://" and "www." stay text */
+	expect_esc(esc_md, "see https://e.example/x or WWW.e.example", "see https\\://e.example/x or WWW\\.e.example");
+	expect_esc(esc_md, "a:b www x.www.y", "a:b www x.www\\.y");
 	expect_esc(esc_md, "<script>alert(1)</script>", "\\<script>alert(1)\\</script>");
 	expect_esc(esc_md, "a&lt;b", "a\\&lt;b");
 	expect_esc(esc_md, "back\\slash", "back\\\\slash");

@@ -326,6 +326,34 @@ static void assert_unique_ids(const char *html)
 	}
 }
 
+/*
+ * report.md through a real GitHub-flavoured Markdown parser, when cmark-gfm
+ * is installed (it is not a dependency): no raw HTML, no link at all, and
+ * the only images are the chart files.
+ */
+static void assert_md_parsed(const char *dir)
+{
+	char cmd[600], *html, *p;
+
+	if (system("command -v cmark-gfm >/dev/null 2>&1"))
+		return;
+	snprintf(cmd, sizeof(cmd), "cmark-gfm -e table -e autolink -e strikethrough -e tagfilter "
+		 "'%s/report.md' >'%s/md.html'", dir, dir);
+	assert_int_equal(system(cmd), 0);
+	html = slurp(dir, "md.html");
+	assert_non_null(html);
+	assert_lacks(html, "<script");
+	assert_lacks(html, "<a ");
+	assert_lacks(html, "<b>");
+	for (p = html; (p = strstr(p, "<img ")); p++)
+		if (strncmp(p, "<img src=\"chart-", 16))
+			fail_msg("image in report.md that is not a chart: %.60s", p);
+	assert_int_equal(count(html, "<img "), svg_files(dir));
+	free(html);
+	snprintf(cmd, sizeof(cmd), "%s/md.html", dir);
+	unlink(cmd);
+}
+
 static void test_hostile(void **state)
 {
 	json_t *s = fixture("hostile");
@@ -355,12 +383,13 @@ static void test_hostile(void **state)
 	for (p = strchr(out.md, '<'); p; p = strchr(p + 1, '<'))
 		if (p[-1] != '\\')
 			fail_msg("unescaped '<' in report.md: %.30s", p);
-	assert_has(out.md, "\\[link\\](http://evil.example/)");
-	assert_has(out.md, "!\\[i\\](http://evil.example/i.png)");
+	assert_has(out.md, "\\[link\\](http\\://evil.example/)");
+	assert_has(out.md, "!\\[i\\](http\\://evil.example/i.png)");
 	assert_has(out.md, "- \\# heading? - \\[x\\](javascript:alert(1))");
 	assert_has(out.md, "description: desc \\| pipe \\`code\\`");
 	assert_lacks(out.md, "\x1b");
 	assert_md_tables(out.md);
+	assert_md_parsed(out.dir);
 	/* JUnit: well-formed, escaped, no control characters */
 	assert_xml(out.dir, "junit.xml");
 	assert_has(out.junit, "name=\"nv&quot;link&lt;script&gt;alert(1)&lt;/script&gt;\"");
