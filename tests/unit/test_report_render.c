@@ -354,6 +354,29 @@ static void assert_md_parsed(const char *dir)
 	unlink(cmd);
 }
 
+/* an overall warn: amber banner, and JUnit still has no failure */
+static void test_warn(void **state)
+{
+	json_t *s = fixture("pass"), *crit;
+	struct render_opts o = { .charts = 0 };
+	struct out out;
+
+	(void)state;
+	json_object_set_new(s, "verdict", json_string("warn"));
+	crit = json_array_get(json_object_get(s, "criteria"), 2);
+	json_object_set_new(crit, "verdict", json_string("warn"));
+	json_object_set_new(crit, "reason", json_string("busbw 351.9 GB/s below 360 GB/s"));
+	render(s, o, &out);
+	assert_starts(out.md, "# Cluster acceptance: WARN\n\n**Verdict: WARN** (exit code 0): "
+		      "3 criteria, 0 failed, 1 warned, 0 incomplete, 2 passed.");
+	assert_has(out.html, "<div class=\"banner v-warn\">Verdict: WARN (exit code 0)</div>");
+	assert_has(out.junit, "failures=\"0\"");
+	assert_has(out.junit, "<system-out>warn: busbw 351.9 GB/s below 360 GB/s (bound &gt;= 360 GB/s (NDR 8x400 Gb/s))");
+	assert_xml(out.dir, "junit.xml");
+	out_free(&out);
+	json_decref(s);
+}
+
 static void test_hostile(void **state)
 {
 	json_t *s = fixture("hostile");
@@ -703,6 +726,7 @@ int main(void)
 		cmocka_unit_test(test_pass),
 		cmocka_unit_test(test_fail_names_elements),
 		cmocka_unit_test(test_incomplete),
+		cmocka_unit_test(test_warn),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_no_gnuplot),
 		cmocka_unit_test(test_gnuplot_fails),
