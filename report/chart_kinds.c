@@ -16,11 +16,11 @@
 static void size_label(char *buf, size_t len, int exp2)
 {
 	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	int u = exp2 / 10;
+	int u = exp2 < 0 ? 0 : exp2 / 10;
 
 	if (u > 5)
 		u = 5;
-	snprintf(buf, len, "%.0f %s", ldexp(1.0, exp2 - 10 * u), unit[u]);
+	snprintf(buf, len, "%g %s", ldexp(1.0, exp2 - 10 * u), unit[u]);
 }
 
 /* tics at powers of two between lo and hi, at most about a dozen of them */
@@ -35,7 +35,7 @@ static void pow2_tics(FILE *f, const char *axis, double lo, double hi, int bytes
 		if (bytes)
 			size_label(lab, sizeof(lab), e);
 		else
-			snprintf(lab, sizeof(lab), "%.0f", ldexp(1.0, e));
+			snprintf(lab, sizeof(lab), "%g", ldexp(1.0, e));
 		fprintf(f, "%s'%s' %.17g", e > e0 ? ", " : "", lab, ldexp(1.0, e));
 	}
 	fputs(")\n", f);

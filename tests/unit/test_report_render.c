@@ -700,6 +700,30 @@ static void test_bad_outdir(void **state)
 	json_decref(s);
 }
 
+/* points at the edges of a double's range: tics stay sane, gnuplot draws */
+static void test_extreme_points(void **state)
+{
+	json_t *s = fixture("pass");
+	struct render_opts o = { .charts = 1 };
+	struct out out;
+	char *svg;
+
+	(void)state;
+	if (!have_gnuplot())
+		skip();
+	json_object_set_new(json_object_get(s, "charts"), "collectives",
+			    json_pack("[{s:s, s:s, s:i, s:[[f, f], [f, f], [i, i]]}]", "name", "all_reduce",
+				      "backend", "mpi", "nodes", 2, "points", 1e-300, 1.0, 1e300, 2.0, -4, 3));
+	render(s, o, &out);
+	svg = slurp(out.dir, "chart-busbw-1.svg");
+	assert_non_null(svg);
+	assert_has(svg, ">mpi, 2 nodes</text>");
+	free(svg);
+	assert_lacks(out.md, "not drawn");
+	out_free(&out);
+	json_decref(s);
+}
+
 /* a summary with every field missing or of the wrong type still renders */
 static void test_sparse_summary(void **state)
 {
@@ -736,6 +760,7 @@ int main(void)
 		cmocka_unit_test(test_scaling_and_estimate),
 		cmocka_unit_test(test_long_utf8),
 		cmocka_unit_test(test_bad_outdir),
+		cmocka_unit_test(test_extreme_points),
 		cmocka_unit_test(test_sparse_summary),
 	};
 
