@@ -41,5 +41,7 @@ void gp_label(FILE *f, const char *s);
 #define CHART_LABEL_MAX 28
 /* heatmaps of more hosts are drawn as one embedded PNG, not a rectangle per cell */
 #define CHART_PIXELS_MAX 64
+/* beyond this many hosts no heatmap (2048: about 4 s of gnuplot and a 5 MB SVG) */
+#define CHART_HEATMAP_MAX 2048
 
 #endif

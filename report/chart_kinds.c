@@ -193,6 +193,11 @@ void chart_netpair(struct chart_ctx *ctx, const json_t *summary)
 
 	if (!n || json_array_size(matrix) != n)
 		return;
+	if (n > CHART_HEATMAP_MAX) {
+		chart_fail(ctx, "chart '%s' not drawn: %zu hosts, more than the %d a heatmap shows",
+			   file, n, CHART_HEATMAP_MAX);
+		return;
+	}
 	d = chart_data(ctx, "chart-netpair.dat");
 	if (!d)
 		return;

@@ -628,6 +628,36 @@ static void test_big_heatmap(void **state)
 	json_decref(s);
 }
 
+/* past 2048 hosts no heatmap is drawn, and the report says why */
+static void test_huge_heatmap(void **state)
+{
+	json_t *s = fixture("pass"), *hosts = json_array(), *matrix = json_array(), *row = json_array();
+	struct render_opts o = { .charts = 1 };
+	char name[32];
+	struct out out;
+	int i;
+
+	(void)state;
+	if (!have_gnuplot())
+		skip();
+	for (i = 0; i < 2049; i++) {
+		snprintf(name, sizeof(name), "n%04d", i);
+		json_array_append_new(hosts, json_string(name));
+		json_array_append_new(row, json_real(390.0));
+	}
+	for (i = 0; i < 2049; i++)
+		json_array_append(matrix, row);   /* one row, shared: only the sizes matter */
+	json_decref(row);
+	json_object_set_new(json_object_get(s, "charts"), "netpair",
+			    json_pack("{s:o, s:s, s:o}", "hosts", hosts, "unit", "Gb/s", "matrix", matrix));
+	render(s, o, &out);
+	assert_has(out.md, "- chart 'chart-netpair.svg' not drawn: 2049 hosts, more than the 2048 a heatmap shows\n");
+	assert_null(slurp(out.dir, "chart-netpair.svg"));
+	assert_has(out.md, "](chart-busbw-1.svg)");
+	out_free(&out);
+	json_decref(s);
+}
+
 static void test_scaling_and_estimate(void **state)
 {
 	json_t *s = fixture("scaling");
@@ -757,6 +787,7 @@ int main(void)
 		cmocka_unit_test(test_gnuplot_hangs),
 		cmocka_unit_test(test_many_elements),
 		cmocka_unit_test(test_big_heatmap),
+		cmocka_unit_test(test_huge_heatmap),
 		cmocka_unit_test(test_scaling_and_estimate),
 		cmocka_unit_test(test_long_utf8),
 		cmocka_unit_test(test_bad_outdir),
