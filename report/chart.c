@@ -222,6 +222,10 @@ static char *gp_run(struct chart_ctx *ctx, const char *gp, const char *file)
 	int status;
 	pid_t pid;
 
+	if (ctx->stopped) {   /* a gnuplot that hung once would hang every chart: one wait is enough */
+		chart_fail(ctx, "chart '%s' not drawn: gnuplot was stopped on an earlier chart", file);
+		return NULL;
+	}
 	swap_ext(log, sizeof(log), file, ".log");
 	pid = fork();
 	if (pid < 0) {
@@ -234,6 +238,7 @@ static char *gp_run(struct chart_ctx *ctx, const char *gp, const char *file)
 	path_in(ctx, path, sizeof(path), log);
 	log_line(path, why, sizeof(why));
 	if (status == -1) {
+		ctx->stopped = 1;
 		chart_fail(ctx, "chart '%s' not drawn: gnuplot ran past %d s and was stopped",
 			   file, ctx->timeout_s);
 		return NULL;

@@ -11,6 +11,7 @@ struct chart_ctx {
 	const char *gnuplot;          /* command found on PATH, or the one render_opts named */
 	char dir[PATH_MAX];           /* private temp dir: data files, scripts, gnuplot's output */
 	int timeout_s;
+	int stopped;                  /* a run was killed for time: the rest are not started */
 	struct charts *out;
 };
 
