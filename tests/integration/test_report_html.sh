@@ -93,7 +93,7 @@ chrome() {
 		2>"$T_TMP/$name.log"
 }
 
-# pixels SHOT.png RGB: "DISTINCT_COLOURS HAS_RGB" over the top 700 rows (the
+# pixels SHOT.png RGB: "DISTINCT_COLOURS HAS_RGB" over the top 400 rows (the
 # banner and the criteria table), PNG decoded with zlib only: pure Python is
 # slow, and the rows below add nothing to "not blank, banner drawn"
 pixels() {
@@ -115,7 +115,7 @@ assert depth == 8 and ctype in (2, 6), 'unexpected PNG format %d/%d' % (depth, c
 bpp = 4 if ctype == 6 else 3
 raw, stride = zlib.decompress(idat), w * bpp
 prev, colours, y, i = bytearray(stride), set(), 0, 0
-while y < min(h, 700):
+while y < min(h, 400):
     f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride])
     i += 1 + stride
     for x in range(stride):
@@ -161,7 +161,7 @@ for p in "${pages[@]}"; do
 	fi
 	read -r ncol has <<<"$(pixels "$T_TMP/$name.png" "$rgb" 2>"$T_TMP/$name.py")"
 	if [ "${ncol:-0}" -gt 1 ] && [ "${has:-0}" -eq 1 ]; then
-		t_pass "$name: screenshot 1280x2000: $ncol colours in the top 700 rows, the banner's rgb($rgb) among them"
+		t_pass "$name: screenshot 1280x2000: $ncol colours in the top 400 rows, the banner's rgb($rgb) among them"
 	else
 		t_fail "$name: screenshot blank or without the banner: ${ncol:-?} colours, banner ${has:-?} $(head -c 200 "$T_TMP/$name.py")"
 	fi
