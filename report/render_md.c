@@ -313,7 +313,7 @@ static void baseline(FILE *f, const json_t *s)
 	change_table(f, "Improvements", j_arr(b, "improvements"));
 }
 
-static void charts(FILE *f, const json_t *s, const struct charts *c)
+static void charts(FILE *f, const struct charts *c)
 {
 	int i;
 
@@ -341,7 +341,6 @@ static void charts(FILE *f, const json_t *s, const struct charts *c)
 		fputs("\n", f);
 	if (!c->status && !c->n && !c->nerr)
 		fputs("No chart data in the summary.\n\n", f);
-	(void)s;
 }
 
 static void kv_table(FILE *f, const json_t *o)
@@ -429,7 +428,7 @@ int render_md(FILE *f, const json_t *s, const struct charts *c)
 	outliers(f, s);
 	consistency(f, s);
 	baseline(f, s);
-	charts(f, s, c);
+	charts(f, c);
 	estimate(f, s);
 	inputs(f, s);
 	profile(f, s);
