@@ -162,39 +162,46 @@ static struct elem *elem_get(struct crit_state *s, const char *name, const char 
 	return el;
 }
 
+/*
+ * Keeps the point of a record: one per size (any size counts as one at
+ * SIZE_ANY) and direction. Repeats of the same size and direction keep the
+ * worst, or with "repeat = best" the best (a retest that clears a moment of
+ * noise); directions are combined later, always by the worst.
+ */
 static int add_point(const struct criterion *c, struct elem *el, const struct pt *p)
 {
-	int i, small = 0;
+	int i, small = -1;
 
 	if (!el->cap) {
-		el->cap = c->size == SIZE_PLATEAU ? PLATEAU_SIZES : 1;
+		el->cap = (c->size == SIZE_PLATEAU ? PLATEAU_SIZES : 1) * (c->repeat_best ? 2 : 1);
 		el->pt = malloc(el->cap * sizeof(*el->pt));
 		if (!el->pt) {
 			el->cap = 0;
 			return -1;
 		}
 	}
-	if (c->size != SIZE_PLATEAU) {
-		if (!el->n || worse(c, p->judged, el->pt[0].judged))
-			el->pt[0] = *p;
-		el->n = 1;
-		return 0;
-	}
 	for (i = 0; i < el->n; i++)
-		if (el->pt[i].bytes == p->bytes) {
-			if (worse(c, p->judged, el->pt[i].judged))
+		if (el->pt[i].bytes == p->bytes && el->pt[i].dir == p->dir) {
+			if (c->repeat_best ? worse(c, el->pt[i].judged, p->judged) : worse(c, p->judged, el->pt[i].judged))
 				el->pt[i] = *p;
 			return 0;
 		}
-	if (el->n < PLATEAU_SIZES) {
-		el->pt[el->n++] = *p;
-		return 0;
+	if (el->n == el->cap) {
+		/* the plateau needs only the largest sizes: the smallest one goes, all its directions */
+		for (i = 0; i < el->n; i++)
+			if (small < 0 || el->pt[i].bytes < el->pt[small].bytes)
+				small = i;
+		if (p->bytes < el->pt[small].bytes)
+			return 0;
+		long long drop = el->pt[small].bytes;
+
+		for (i = 0; i < el->n;)
+			if (el->pt[i].bytes == drop)
+				el->pt[i] = el->pt[--el->n];
+			else
+				i++;
 	}
-	for (i = 1; i < el->n; i++)
-		if (el->pt[i].bytes < el->pt[small].bytes)
-			small = i;
-	if (p->bytes > el->pt[small].bytes)
-		el->pt[small] = *p;
+	el->pt[el->n++] = *p;
 	return 0;
 }
 
@@ -233,6 +240,18 @@ static const char *element_of(const struct criterion *c, const struct rv *r, con
 	}
 }
 
+/* which way a pair was measured: src -> dst (or host -> peer) in name order or not */
+static int direction(const struct rv *r)
+{
+	const char *a = rv_str(r, "src"), *b = rv_str(r, "dst");
+
+	if (!a || !b) {
+		a = rv_str(r, "host");
+		b = rv_str(r, "peer");
+	}
+	return a && b && strcmp(a, b) > 0;
+}
+
 static int measure(struct crit_state *s, const struct rv *r)
 {
 	const struct criterion *c = s->c;
@@ -246,6 +265,9 @@ static int measure(struct crit_state *s, const struct rv *r)
 	p.bytes = bytes >= 0 && bytes < 9e18 ? (long long)bytes : 0;
 	if (c->size >= 0 && p.bytes != c->size)
 		return 0;
+	if (c->size == SIZE_ANY)
+		p.bytes = 0;
+	p.dir = c->repeat_best ? direction(r) : 0;
 	name = element_of(c, r, &host, buf, sizeof(buf));
 	if (!name) {
 		s->scope_mismatch++;
@@ -541,6 +563,13 @@ static int cmp_judged_le(const void *a, const void *b)
 	return cmp_judged_ge(b, a);
 }
 
+static int cmp_bytes_desc(const void *a, const void *b)
+{
+	long long x = ((const struct pt *)a)->bytes, y = ((const struct pt *)b)->bytes;
+
+	return (x < y) - (x > y);
+}
+
 /*
  * The value judged: at a fixed size (or any), the worst record; at the
  * plateau, the median of the worst values at the largest sizes (with two
@@ -548,15 +577,30 @@ static int cmp_judged_le(const void *a, const void *b)
  */
 void elem_value(const struct criterion *c, const struct elem *el, struct pt *out)
 {
-	struct pt v[PLATEAU_SIZES];
+	struct pt v[2 * PLATEAU_SIZES];
+	int n = 0;
 
-	if (el->n <= 1) {
-		*out = el->pt[0];
+	/* the worst direction at each size */
+	for (int i = 0; i < el->n; i++) {
+		int k;
+
+		for (k = 0; k < n && v[k].bytes != el->pt[i].bytes; k++)
+			;
+		if (k == n)
+			v[n++] = el->pt[i];
+		else if (worse(c, el->pt[i].judged, v[k].judged))
+			v[k] = el->pt[i];
+	}
+	if (n <= 1) {
+		*out = v[0];
 		return;
 	}
-	memcpy(v, el->pt, el->n * sizeof(*v));
-	qsort(v, el->n, sizeof(*v), c->ge ? cmp_judged_ge : cmp_judged_le);
-	*out = v[(el->n - 1) / 2];
+	/* the plateau: the largest PLATEAU_SIZES sizes, their median (worse of the middle two) */
+	qsort(v, n, sizeof(*v), cmp_bytes_desc);
+	if (n > PLATEAU_SIZES)
+		n = PLATEAU_SIZES;
+	qsort(v, n, sizeof(*v), c->ge ? cmp_judged_ge : cmp_judged_le);
+	*out = v[(n - 1) / 2];
 }
 
 static double elem_bound(const struct criterion *c, const struct pt *p)

@@ -411,6 +411,12 @@ static int crit_key(struct parse *ps, struct criterion *c, const char *k, const 
 		c->fail = !strcmp(v, "fail");
 		return 1;
 	}
+	if (!strcmp(k, "repeat")) {
+		if (strcmp(v, "worst") && strcmp(v, "best"))
+			return fail(ps, "repeat '%s': expected worst or best", v);
+		c->repeat_best = !strcmp(v, "best");
+		return 1;
+	}
 	if (!strcmp(k, "required"))
 		return parse_bool(v, &c->required) ? fail(ps, "required '%s': expected yes or no", v) : 1;
 	if (!strcmp(k, "outlier_tolerance")) {

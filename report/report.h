@@ -74,6 +74,7 @@ struct criterion {
 	double relative;         /* > 0: the bound is this fraction of the record's rate_GBps */
 	char *bound_text;        /* as written, for the report */
 	int fail;                /* severity: 1 fail, 0 warn */
+	int repeat_best;         /* repeats of one size and direction: 1 the best, 0 the worst */
 	int required;
 	double outlier_tol;      /* fraction below the peers' median that is flagged; < 0 off */
 	int line;                /* profile line of the section's first key, for messages */
@@ -174,8 +175,9 @@ int rv_num(const struct rv *r, const char *parent, const char *key, double *v);
 int rv_has(const struct rv *r, const char *key);
 
 /* ---- evaluation (eval.c) ---- */
-struct pt {                      /* the worst value seen at one size */
-	long long bytes;
+struct pt {                      /* the worst (or best) value seen at one size and direction */
+	long long bytes;         /* 0 for criteria of any size */
+	int dir;                 /* 1: measured from the later name to the earlier */
 	double judged;           /* the value compared: value, or value / rate */
 	double value;            /* in the metric's unit */
 	double rate;             /* the record's rate in the metric's unit; 0 = none */

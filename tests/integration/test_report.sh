@@ -91,6 +91,9 @@ t_check "the same run against a baseline of itself regresses nothing" \
 t_check "the degraded emulated node is named in every failing link" \
 	jq -e '[.criteria[] | select(.id == "netpair_bw") | .failures[].element] | length == 3 and
 		all(test("node2"))' "$s/emu-degraded.json"
+t_check "repeat = best: a retest that dipped once (node1->node3 0.16 Gb/s, then 0.88) blames no healthy link" \
+	jq -e '[.criteria[] | select(.id == "netpair_bw") | .failures[].element] | sort == ["node0-node2", "node1-node2", "node2-node3"]' \
+	"$s/emu-retest.json"
 t_check "with rate_GBps in the netpair records the relative bound is judged" \
 	jq -e '.criteria[] | select(.id == "netpair_bw_rate") | .verdict == "warn" and (.failures | length == 3)' \
 	"$s/emu-rate.json"

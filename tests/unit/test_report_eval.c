@@ -149,6 +149,35 @@ static void test_relative_bound(void **state)
 	done(s);
 }
 
+/* repeat = best: the best repeat of each direction, the worse direction */
+static void test_repeat_best(void **state)
+{
+#define NP(src, dst, v) "{\"type\":\"measurement\",\"kind\":\"probe\",\"name\":\"netpair\",\"test\":\"bw_uni\"," \
+	"\"src\":\"" src "\",\"dst\":\"" dst "\",\"bytes\":4194304,\"bw_Gbps\":" #v "}\n"
+	static const char *const prof_best = "[criterion n]\nprobe = netpair\ntest = bw_uni\nmetric = bw_Gbps\n"
+		"scope = link\nsize = any\nrepeat = best\nbound = >= 0.5 Gb/s\n";
+	json_t *s, *w;
+
+	(void)state;
+	/* a->b dipped once then measured 0.9; b->a is 0.7: the link is 0.7 */
+	s = judge(prof_best, NP("a", "b", 0.9) NP("a", "b", 0.1) NP("b", "a", 0.7) NP("a", "b", 0.88));
+	w = json_object_get(crit(s, "n"), "worst");
+	assert_string_equal(json_string_value(json_object_get(w, "element")), "a-b");
+	assert_true(num(w, "value") == 0.7);
+	assert_string_equal(verdict(crit(s, "n")), "pass");
+	done(s);
+	/* a direction that is slow every time still fails the link */
+	s = judge(prof_best, NP("a", "b", 0.9) NP("b", "a", 0.1) NP("b", "a", 0.2));
+	assert_true(num(json_object_get(crit(s, "n"), "worst"), "value") == 0.2);
+	assert_string_equal(verdict(crit(s, "n")), "fail");
+	done(s);
+	/* the default keeps the worst record */
+	s = judge("[criterion n]\nprobe = netpair\ntest = bw_uni\nmetric = bw_Gbps\nscope = link\nsize = any\n"
+		  "bound = >= 0.5 Gb/s\n", NP("a", "b", 0.9) NP("a", "b", 0.1) NP("b", "a", 0.7));
+	assert_true(num(json_object_get(crit(s, "n"), "worst"), "value") == 0.1);
+	done(s);
+}
+
 static void test_outlier(void **state)
 {
 	json_t *s, *o;
@@ -242,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_plateau),
 		cmocka_unit_test(test_node_scope),
 		cmocka_unit_test(test_relative_bound),
+		cmocka_unit_test(test_repeat_best),
 		cmocka_unit_test(test_outlier),
 		cmocka_unit_test(test_skip),
 		cmocka_unit_test(test_gpu_count),
