@@ -730,14 +730,17 @@ static void set_reason(struct crit_state *s, const char *fmt, ...)
 	s->reason = r;
 }
 
-static const struct criterion *sort_crit;
-static const struct pt *sort_vals;
+struct worst_first {
+	const struct criterion *c;
+	const struct pt *vals;
+};
 
-static int cmp_worst_first(const void *a, const void *b)
+static int cmp_worst_first(const void *a, const void *b, void *arg)
 {
-	double x = sort_vals[*(const int *)a].judged, y = sort_vals[*(const int *)b].judged;
+	const struct worst_first *w = arg;
+	double x = w->vals[*(const int *)a].judged, y = w->vals[*(const int *)b].judged;
 
-	return worse(sort_crit, x, y) ? -1 : worse(sort_crit, y, x) ? 1 : 0;
+	return worse(w->c, x, y) ? -1 : worse(w->c, y, x) ? 1 : 0;
 }
 
 static void add_values(struct crit_state *s, const struct pt *vals, const int *judged, int njudged)
@@ -750,9 +753,9 @@ static void add_values(struct crit_state *s, const struct pt *vals, const int *j
 		if (judged[i])
 			idx[n++] = i;
 	if (n > VALUES_MAX) {
-		sort_crit = s->c;
-		sort_vals = vals;
-		qsort(idx, n, sizeof(*idx), cmp_worst_first);
+		struct worst_first w = { s->c, vals };
+
+		qsort_r(idx, n, sizeof(*idx), cmp_worst_first, &w);
 		n = VALUES_MAX;
 	}
 	s->values_total = njudged;
@@ -833,9 +836,9 @@ static void judge(struct eval *e, struct crit_state *s)
 		if (c->min_nodes)
 			snprintf(nodes, sizeof(nodes), " on %d%s node(s)", c->min_nodes, c->max_nodes ? "" : "+");
 		s->verdict = V_INCOMPLETE;
-		set_reason(s, "no measurement of %s%s%s%s%s: %s", c->probe ? c->probe : c->collective,
+		set_reason(s, "no measurement of %s%s%s%s: %s", c->probe ? c->probe : c->collective,
 			   c->test || c->backend ? " " : "", c->test ? c->test : c->backend ? c->backend : "",
-			   nodes, "",
+			   nodes,
 			   s->nometric ? "the records have no such metric" :
 			   s->scope_mismatch ? "the records are of another scope" :
 			   c->size >= 0 ? "no record at this size" : "not in the results");

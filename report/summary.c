@@ -179,8 +179,8 @@ static void criterion_problems(const struct crit_state *s, int verdict, json_t *
 		const json_t *sh = json_object_get(f, "shortfall_pct");
 
 		if (i == FAILURES_LISTED) {
-			problem(pr, "%s %s: and %zu more %ss below the bound", verdict == V_FAIL ? "FAIL" : "WARN",
-				c->id, n - i, rpt_scope_name(c->scope));
+			problem(pr, "%s %s: and %zu more %ss %s the bound", verdict == V_FAIL ? "FAIL" : "WARN",
+				c->id, n - i, rpt_scope_name(c->scope), c->ge ? "below" : "above");
 			break;
 		}
 		char tail[48] = "";
