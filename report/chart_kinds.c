@@ -247,6 +247,7 @@ void chart_netpair(struct chart_ctx *ctx, const json_t *summary)
 struct bar {
 	const json_t *elem;   /* element name (string or number) */
 	double value;
+	double bound;         /* this element's own bound (values[].bound), or NAN */
 };
 
 static int bar_low_first(const void *a, const void *b)
@@ -297,6 +298,7 @@ static size_t pick_bars(const json_t *crit, struct bar **out, size_t *total)
 		if (!j_num(v, "value", &x))
 			continue;
 		bars[n].elem = json_object_get(v, "element");
+		bars[n].bound = j_num(v, "bound", &bars[n].bound) ? bars[n].bound : NAN;
 		bars[n++].value = x;
 	}
 	*total = n;
@@ -312,11 +314,12 @@ static void criterion_chart(struct chart_ctx *ctx, const json_t *crit, int idx)
 {
 	const json_t *bound = json_object_get(crit, "bound");
 	const json_t *worst = json_object_get(crit, "worst");
-	/* the measured unit: a relative bound's unit is "of rate" or the like */
-	const char *unit = *j_str(worst, "unit") ? j_str(worst, "unit") : j_str(bound, "unit");
+	/* the metric's unit: a relative bound's unit is "of rate" */
+	const char *unit = *j_str(crit, "unit") ? j_str(crit, "unit") :
+			   *j_str(worst, "unit") ? j_str(worst, "unit") : j_str(bound, "unit");
 	int warn = !strcmp(j_str(crit, "severity"), "warn");
 	char file[40], dat[40], title[400], note[128], label[200], bstr[128];
-	size_t n, total, i;
+	size_t n, total, i, own_bounds = 0;
 	struct bar *bars;
 	int relative;
 	double bv = 0;
@@ -334,18 +337,31 @@ static void criterion_chart(struct chart_ctx *ctx, const json_t *crit, int idx)
 		free(bars);
 		return;
 	}
-	for (i = 0; i < n; i++)
-		fprintf(d, "%zu %.17g %d\n", i, bars[i].value,
+	for (i = 0; i < n; i++) {
+		fprintf(d, "%zu %.17g %d ", i, bars[i].value,
 			is_failure(crit, bars[i].elem) ? (warn ? 0xe67e22 : 0xc0392b) : 0x27ae60);
+		if (isnan(bars[i].bound))
+			fputs("NaN\n", d);
+		else
+			fprintf(d, "%.17g\n", bars[i].bound);
+		own_bounds += !isnan(bars[i].bound);
+	}
 	fclose(d);
 	snprintf(title, sizeof(title), "%s: %s", j_str(crit, "id"), j_str(crit, "title"));
-	/* a relative bound differs per element: the failing bars say where it was missed */
+	/*
+	 * A relative bound differs per element: drawn as a mark on each bar when
+	 * the summary gives each element's bound, else only the bar colours say
+	 * where it was missed.
+	 */
 	relative = json_is_number(json_object_get(bound, "relative")) || !j_num(bound, "value", &bv);
-	snprintf(note, sizeof(note), "%s",
-		 relative ? "bound relative to each element, not drawn as a line" : "");
+	snprintf(note, sizeof(note), "%s", !relative ? "" : own_bounds ?
+		 "bound relative to each element, marked on each bar" :
+		 "bound relative to each element, not drawn");
 	if (total > n)
-		snprintf(note, sizeof(note), "worst %zu of %zu elements shown%s", n, total,
-			 relative ? "; bound relative to each element, not drawn as a line" : "");
+		snprintf(note, sizeof(note), "worst %zu of %zu elements shown%s%s", n, total,
+			 *note ? "; " : "", relative ? (own_bounds ?
+			 "bound relative to each element, marked on each bar" :
+			 "bound relative to each element, not drawn") : "");
 	f = chart_begin(ctx, file, 900, 460);
 	if (f) {
 		fputs("set title ", f);
@@ -367,6 +383,9 @@ static void criterion_chart(struct chart_ctx *ctx, const json_t *crit, int idx)
 			fprintf(f, ", %.17g with lines dt 2 lw 2 lc rgb '#000000' title ", bv);
 			snprintf(label, sizeof(label), "bound %s", bstr);
 			gp_quote(f, label);
+		} else if (own_bounds) {
+			fprintf(f, ", '%s' using 1:4 with points pt 3 ps 1.5 lc rgb '#000000' "
+				"title 'bound of each element'", dat);
 		}
 		fputc('\n', f);
 	}

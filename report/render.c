@@ -86,12 +86,17 @@ void fmt_value_unit(char *buf, size_t len, const json_t *o, const char *key, con
 void fmt_failure(char *buf, size_t len, const json_t *fl)
 {
 	const char *unit = j_str(fl, "unit"), *host = j_str(fl, "host");
-	char el[64], v[64], b[64], sh[48];
+	char el[64], v[64], b[64], sh[64];
 
 	fmt_value_unit(v, sizeof(v), fl, "value", unit);
 	fmt_value_unit(b, sizeof(b), fl, "bound", unit);
-	fmt_value_unit(sh, sizeof(sh), fl, "shortfall_pct", "%");
-	snprintf(buf, len, "%s%s%s%s: %s, bound %s, shortfall %s",
+	/* no shortfall in % against a bound of 0 (error counters): the summary has null */
+	sh[0] = '\0';
+	if (json_is_number(json_object_get(fl, "shortfall_pct"))) {
+		strcpy(sh, ", shortfall ");
+		fmt_value_unit(sh + 12, sizeof(sh) - 12, fl, "shortfall_pct", "%");
+	}
+	snprintf(buf, len, "%s%s%s%s: %s, bound %s%s",
 		 j_text(json_object_get(fl, "element"), el, sizeof(el)),
 		 *host ? " (host " : "", host, *host ? ")" : "", v, b, sh);
 }

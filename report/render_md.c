@@ -293,6 +293,17 @@ static void change_table(FILE *f, const char *what, const json_t *rows)
 	fputs("\n", f);
 }
 
+/* the tolerance is a fraction: "5%" */
+static void tolerance(FILE *f, const json_t *b)
+{
+	double t;
+
+	if (j_num(b, "tolerance", &t))
+		fprintf(f, "%g%%", t * 100);
+	else
+		fputs("n/a", f);
+}
+
 static void baseline(FILE *f, const json_t *s)
 {
 	const json_t *b = json_object_get(s, "baseline");
@@ -306,8 +317,8 @@ static void baseline(FILE *f, const json_t *s)
 	E(f, "%s", j_str(b, "path"));
 	fputs(": ", f);
 	put_plain(f, esc_md, json_object_get(b, "compared"));
-	fputs(" metrics, tolerance ", f);
-	put_plain(f, esc_md, json_object_get(b, "tolerance"));
+	fputs(" values compared, tolerance ", f);
+	tolerance(f, b);
 	fputs(".\n\n", f);
 	change_table(f, "Regressions", j_arr(b, "regressions"));
 	change_table(f, "Improvements", j_arr(b, "improvements"));

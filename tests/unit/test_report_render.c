@@ -195,13 +195,17 @@ static void test_fail_names_elements(void **state)
 	(void)state;
 	render(s, o, &out);
 	assert_starts(out.md, "# Cluster acceptance: FAIL");
-	assert_has(out.md, "4 criteria, 2 failed, 1 warned, 0 incomplete, 1 passed");
+	assert_has(out.md, "5 criteria, 3 failed, 1 warned, 0 incomplete, 1 passed");
 	assert_has(out.md, "| nvlink.p2p: NVLink P2P bandwidth, one direction | **FAIL** | 288.0 GB/s at node03:gpu6 | \\>= 335 GB/s (NVLink4) | 32 |");
 	assert_has(out.md, f6);
 	assert_has(out.md, "- node03:gpu2 (host node03): 301.5 GB/s, bound 335 GB/s, shortfall 10.00%\n");
-	assert_has(out.md, "| nvlink.p2p | node03:gpu6 | 371.0 GB/s | 288.0 GB/s | -22.37% | 0.8% |");
+	assert_has(out.md, "| nvlink.p2p: bw\\_GBps | node03:gpu6 | 371.0 GB/s | 288.0 GB/s | -22.37% | 0.8% |");
 	assert_has(out.md, "| driver\\_version | 535\\.104.05 | node03 |");
-	assert_has(out.md, "\\>= 90% of median of all pairs");
+	assert_has(out.md, "| \\>= 0.9 of rate (fraction of each element's rate\\_GBps as the run reported it) | 12 |");
+	/* a bound of 0 has no shortfall in % */
+	assert_has(out.md, "- node02/mlx5\\_0:1 (host node02): 12 count, bound 0 count\n");
+	assert_has(out.md, "Compared with baselines/2026-10.json: 14 values compared, tolerance 5%.");
+	assert_has(out.html, "<p>Compared with baselines/2026-10.json: 14 values compared, tolerance 5%.</p>");
 	assert_has(out.md, "## Hardware against the profile\n\n| what | found | the profile expects | hosts |\n"
 		   "|---|---|---|---|\n| gpu\\_model | NVIDIA H100 PCIe | NVIDIA H100 80GB HBM3 | node04 |\n");
 	assert_has(out.md, "| netpair | link | node02->node04 | bad link | node02 and node04 reach");
@@ -209,15 +213,15 @@ static void test_fail_names_elements(void **state)
 	assert_has(out.html, "<div class=\"banner v-fail\">");
 	assert_has(out.html, f6);
 	assert_has(out.html, "<td class=\"t-warn\">WARN</td>");
-	/* JUnit: 4 criteria (2 fail, 1 warn passing) and 1 baseline regression */
+	/* JUnit: 5 criteria (3 fail, 1 warn passing) and 1 baseline regression */
 	assert_xml(out.dir, "junit.xml");
-	assert_has(out.junit, "<testsuites name=\"ccdiag acceptance\" tests=\"5\" failures=\"3\" errors=\"0\" skipped=\"0\">");
-	assert_int_equal(count(out.junit, "<testcase "), 5);
-	assert_int_equal(count(out.junit, "<failure "), 3);
+	assert_has(out.junit, "<testsuites name=\"ccdiag acceptance\" tests=\"6\" failures=\"4\" errors=\"0\" skipped=\"0\">");
+	assert_int_equal(count(out.junit, "<testcase "), 6);
+	assert_int_equal(count(out.junit, "<failure "), 4);
 	assert_has(out.junit, "<testcase classname=\"hgx-h100\" name=\"nvlink.p2p\">\n"
 		   "      <failure type=\"fail\" message=\"2 of 32 GPUs below 335 GB/s, both on node03\">");
 	assert_has(out.junit, "<system-out>warn: busbw 351.9 GB/s below 360 GB/s (warn only)");
-	assert_has(out.junit, "<testcase classname=\"baseline\" name=\"nvlink.p2p node03:gpu6\">");
+	assert_has(out.junit, "<testcase classname=\"baseline\" name=\"nvlink.p2p: bw_GBps node03:gpu6\">");
 	out_free(&out);
 	json_decref(s);
 }
@@ -436,12 +440,17 @@ static void test_hostile(void **state)
 		assert_xml(out.dir, "chart-netpair.svg");
 		assert_xml(out.dir, "chart-crit-2.svg");
 		assert_xml(out.dir, "chart-busbw-1.svg");
+		/* a relative bound: each element's own bound marked on its bar */
+		assert_has(out.md, "](chart-crit-4.svg)\n\n*bound relative to each element, marked on each bar*");
+		svg = slurp(out.dir, "chart-crit-4.svg");
+		assert_has(svg, ">bound of each element</text>");
+		free(svg);
 		/* a URI in a host name is text: the chart is still drawn and embedded */
 		svg = slurp(out.dir, "chart-netpair.svg");
 		assert_has(svg, ">http://evil.example/h</text>");
 		free(svg);
-		assert_int_equal(svg_files(out.dir), 6);
-		assert_int_equal(count(out.html, "<svg"), 6);
+		assert_int_equal(svg_files(out.dir), 7);
+		assert_int_equal(count(out.html, "<svg"), 7);
 	}
 	out_free(&out);
 	json_decref(s);
@@ -471,7 +480,7 @@ static void test_no_gnuplot(void **state)
 	o.gnuplot = NULL;
 	render(s, o, &out);
 	if (have_gnuplot())
-		assert_int_equal(svg_files(out.dir), 6);
+		assert_int_equal(svg_files(out.dir), 7);
 	o.charts = 0;
 	o.outdir = out.dir;
 	assert_int_equal(render_all(s, &o, err, sizeof(err)), 0);
@@ -542,11 +551,11 @@ static void test_gnuplot_hangs(void **state)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	render(s, o, &out);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	/* the first chart stopped after 1 s, the other 5 not started; generous ceiling for a loaded machine */
+	/* the first chart stopped after 1 s, the other 6 not started; generous ceiling for a loaded machine */
 	assert_true(t1.tv_sec - t0.tv_sec < 10);
 	assert_has(out.md, "- chart 'chart-busbw-1.svg' not drawn: gnuplot ran past 1 s and was stopped\n");
 	assert_has(out.md, "- chart 'chart-crit-4.svg' not drawn: gnuplot was stopped on an earlier chart\n");
-	assert_int_equal(count(out.md, "not drawn: gnuplot was stopped on an earlier chart"), 5);
+	assert_int_equal(count(out.md, "not drawn: gnuplot was stopped on an earlier chart"), 6);
 	assert_has(out.md, "| nvlink.p2p: NVLink P2P bandwidth, one direction | **FAIL** |");
 	assert_has(out.junit, "<testcase ");
 	out_free(&out);
