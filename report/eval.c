@@ -670,7 +670,9 @@ static int find_outliers(struct eval *e, struct crit_state *s, const struct pt *
 		/* elements that fail their bound are named there already */
 		if (!judged[i] || med <= 0 || off <= tol || worse(c, p->judged, c->relative > 0 ? c->relative : c->bound))
 			continue;
-		found++;
+		/* named up to VALUES_MAX per criterion, all counted */
+		if (found++ >= VALUES_MAX)
+			continue;
 		json_array_append_new(e->outliers, json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:s}",
 			"criterion", c->id, "element", s->el[i].name, "host", s->el[i].host,
 			"value", p->value, "peer_median", peer, "below_pct", 100 * off, "unit", c->unit));
