@@ -427,6 +427,26 @@ static int note_diagnosis(struct eval *e, const json_t *rec)
 		"evidence", why));
 }
 
+/* "NAME (never started: rank R on HOST, ...)": the likely culprits of a hang */
+static int note_timeout(struct eval *e, const json_t *rec)
+{
+	const json_t *ns = json_object_get(rec, "not_started"), *r;
+	char line[512];
+	size_t i, at;
+
+	at = snprintf(line, sizeof(line), "%s", str(rec, "name") ?: "a measurement");
+	json_array_foreach(ns, i, r) {
+		if (at >= sizeof(line) - 1)
+			break;
+		at += snprintf(line + at, sizeof(line) - at, "%s rank %lld on %s", i ? "," : " (never started:",
+			       (long long)json_integer_value(json_object_get(r, "rank")),
+			       str(r, "host") ?: "?");
+	}
+	if (json_array_size(ns) && at < sizeof(line) - 1)
+		snprintf(line + at, sizeof(line) - at, ")");
+	return json_array_append_new(e->timeouts, json_string(line));
+}
+
 int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 {
 	struct sel k;
@@ -459,7 +479,7 @@ int eval_record(struct eval *e, json_t *rec, long line, char *err, size_t len)
 	} else if (streq(type, "diagnosis")) {
 		rc = note_diagnosis(e, rec);
 	} else if (streq(type, "timeout")) {
-		rc = json_array_append_new(e->timeouts, json_string(str(rec, "name") ?: "a measurement"));
+		rc = note_timeout(e, rec);
 	} else if (streq(type, "skip") || streq(type, "error")) {
 		int skip = streq(type, "skip");
 		const char *why = str(rec, skip ? "reason" : "message");

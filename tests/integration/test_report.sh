@@ -77,6 +77,9 @@ t_check "a skipped probe makes its required criteria incomplete, never pass" \
 	"$s/incomplete-skip.json"
 t_check "a run without its end record is incomplete" \
 	jq -e '.verdict == "incomplete" and .inputs[0].end == "missing"' "$s/incomplete-noend.json"
+t_check "a run that timed out is incomplete and names the rank that never started" \
+	jq -e '.verdict == "incomplete" and .inputs[0].end == "timeout" and
+		any(.problems[]; test("never started: rank 2 on vm"))' "$s/incomplete-timeout.json"
 t_check "an outlier within the bound is named" \
 	jq -e '.outliers | length == 1 and .[0].element == "node0/gpu5" and .[0].criterion == "hbm_copy"' \
 	"$s/outlier.json"
