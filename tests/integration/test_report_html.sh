@@ -147,6 +147,14 @@ fi
 for p in "${pages[@]}"; do
 	read -r name dir rgb dom <<<"$p"
 	page=$dir/index.html
+	# a page from clean results holds no URI at all (the hostile one quotes some, escaped)
+	if [ "$name" != hostile ]; then
+		if grep -qE 'https?://' "$page"; then
+			t_fail "$name: index.html holds a URI: $(grep -oE '.{30}https?://.{30}' "$page" | head -2)"
+		else
+			t_pass "$name: index.html holds no http:// or https:// URI"
+		fi
+	fi
 	chrome "$name" "file://$page" --screenshot="$T_TMP/$name.png" --window-size=1280,2000 >/dev/null
 	rc=$?
 	if [ "$rc" -ne 0 ] || [ ! -s "$T_TMP/$name.png" ]; then
