@@ -61,6 +61,8 @@ struct parse {
 	char cur_section[128];
 };
 
+static int fail(struct parse *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static char *reader(char *str, int num, void *stream)
 {
 	struct parse *ps = stream;
@@ -87,10 +89,12 @@ static char *reader(char *str, int num, void *stream)
 	ps->line = ps->done_lines + 1;
 	if (strchr(str, '\n'))
 		ps->done_lines++;
+	else if ((int)strlen(str) == num - 1)
+		/* inih would read the rest as a line of its own and lose count */
+		fail(ps, "line longer than %d characters", num - 2);
 	return r;
 }
 
-static int fail(struct parse *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(struct parse *ps, const char *fmt, ...)
 {
 	va_list ap;

@@ -110,6 +110,18 @@ static void test_errors_name_the_line(void **state)
 	}
 }
 
+/* inih reads lines in pieces of 200: a longer line is an error at its own line */
+static void test_long_line(void **state)
+{
+	char text[600];
+	struct profile p;
+
+	(void)state;
+	snprintf(text, sizeof(text), "[profile]\ndescription = %0300d\n" CRIT "bound = 1 GB/s\n", 0);
+	assert_int_equal(parse(&p, text), -1);
+	assert_string_equal(err, "t.ini:2: line longer than 198 characters");
+}
+
 static void test_sizes(void **state)
 {
 	long long v;
@@ -152,6 +164,7 @@ int main(void)
 		cmocka_unit_test(test_full_profile),
 		cmocka_unit_test(test_units_convert),
 		cmocka_unit_test(test_errors_name_the_line),
+		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_shipped_profiles_load),
 	};
