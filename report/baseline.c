@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* criterion id -> values array of the earlier run (new reference) */
+/* the earlier run's collective curves sit beside its criteria under a key no id can have */
+#define CURVES "\x01curves"
+
+/* criterion id -> values array of the earlier run, and CURVES */
 static json_t *old_from_summary(const char *path, char *err, size_t len)
 {
 	json_error_t je;
@@ -27,6 +30,7 @@ static json_t *old_from_summary(const char *path, char *err, size_t len)
 		return NULL;
 	}
 	out = json_object();
+	json_object_set(out, CURVES, json_object_get(json_object_get(s, "charts"), "collectives"));
 	json_array_foreach(json_object_get(s, "criteria"), i, c) {
 		const char *id = json_string_value(json_object_get(c, "id"));
 		json_t *v = json_object_get(c, "values");
@@ -58,6 +62,8 @@ static json_t *old_from_results(const struct eval *cur, const char *path, char *
 	out = json_object();
 	for (int i = 0; out && i < e.ncs; i++)
 		json_object_set(out, e.cs[i].c->id, e.cs[i].values);
+	if (out)
+		json_object_set_new(out, CURVES, summary_series(e.series));
 free_eval:
 	eval_free(&e);
 free_paths:
@@ -122,6 +128,63 @@ static void compare(const struct crit_state *s, const json_t *old, double tol,
 	htab_free(&idx);
 }
 
+static void series_key(const json_t *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s %s %s %s, %lld node(s)", json_string_value(json_object_get(s, "name")) ?: "?",
+		 json_string_value(json_object_get(s, "backend")) ?: "-",
+		 json_string_value(json_object_get(s, "dtype")) ?: "-",
+		 json_string_value(json_object_get(s, "op")) ?: "-",
+		 (long long)json_integer_value(json_object_get(s, "nodes")));
+}
+
+static double spread_at(const json_t *s, size_t i)
+{
+	const json_t *v = json_array_get(json_object_get(s, "spread_pct"), i);
+
+	return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+/* every collective's busbw at every size both runs measured */
+static void compare_curves(const json_t *olds, const json_t *news, double tol,
+			   json_t *reg, json_t *imp, long *compared)
+{
+	const json_t *o, *n;
+	size_t i, k, a, b;
+	char ko[256], kn[256];
+
+	json_array_foreach(news, i, n) {
+		series_key(n, kn, sizeof(kn));
+		json_array_foreach(olds, k, o) {
+			series_key(o, ko, sizeof(ko));
+			if (strcmp(ko, kn))
+				continue;
+			json_t *pn = json_object_get(n, "points"), *po = json_object_get(o, "points"), *x, *y;
+
+			json_array_foreach(pn, a, x)
+				json_array_foreach(po, b, y) {
+					double ov = json_number_value(json_array_get(y, 1));
+					double nv = json_number_value(json_array_get(x, 1));
+					double spread = fmax(spread_at(o, b), spread_at(n, a)), change;
+					char metric[300], el[48];
+
+					if (!json_equal(json_array_get(x, 0), json_array_get(y, 0)) || !(ov > 0))
+						continue;
+					(*compared)++;
+					change = 100 * (nv - ov) / ov;
+					if (fabs(change) <= 100 * tol || fabs(change) <= spread)
+						continue;
+					snprintf(metric, sizeof(metric), "%s: busbw_GBps", kn);
+					snprintf(el, sizeof(el), "%lld B",
+						 (long long)json_integer_value(json_array_get(x, 0)));
+					json_array_append_new(change < 0 ? reg : imp, json_pack(
+						"{s:s, s:s, s:s, s:f, s:f, s:s, s:f, s:f}", "criterion", "busbw curve",
+						"metric", metric, "element", el, "old", ov, "new", nv, "unit", "GB/s",
+						"change_pct", change, "spread_pct", spread));
+				}
+		}
+	}
+}
+
 json_t *baseline_compare(const struct eval *e, const char *old, double tol, char *err, size_t len)
 {
 	json_t *ov = is_summary(old) ? old_from_summary(old, err, len) : old_from_results(e, old, err, len);
@@ -138,6 +201,10 @@ json_t *baseline_compare(const struct eval *e, const char *old, double tol, char
 		if (o)
 			compare(&e->cs[i], o, tol, reg, imp, &compared);
 	}
+	json_t *curves = summary_series(e->series);
+
+	compare_curves(json_object_get(ov, CURVES), curves, tol, reg, imp, &compared);
+	json_decref(curves);
 	json_decref(ov);
 	return json_pack("{s:s, s:f, s:I, s:o, s:o}", "path", old, "tolerance", tol,
 			 "compared", (json_int_t)compared, "regressions", reg, "improvements", imp);

@@ -299,7 +299,7 @@ static int note_series(struct eval *e, const struct rv *r)
 {
 	const char *name = rv_str(r, "name"), *be = rv_str(r, "backend");
 	const char *dt = rv_str(r, "dtype"), *op = rv_str(r, "op");
-	double bw, bytes, nodes = 0;
+	double bw, bytes, nodes = 0, cv = 0;
 	char key[256];
 	json_t *s;
 
@@ -315,8 +315,11 @@ static int note_series(struct eval *e, const struct rv *r)
 		if (!s || json_object_set_new(e->series, key, s))
 			return -1;
 	}
+	/* the third number, the spread in %, goes to the baseline comparison */
+	if (rv_num(r, "time_us", "cv", &cv) || !isfinite(cv))
+		cv = 0;
 	return json_array_append_new(json_object_get(s, "points"),
-				     json_pack("[I, f]", (json_int_t)bytes, bw));
+				     json_pack("[I, f, f]", (json_int_t)bytes, bw, 100 * fabs(cv)));
 }
 
 static int note_netpair(struct eval *e, const struct rv *r)

@@ -276,6 +276,8 @@ struct summary_opts {
 };
 /* builds the summary document (docs/report.md); NULL with err on failure */
 json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, size_t len);
+/* charts.collectives of the summary from eval.series (with spread_pct per point) */
+json_t *summary_series(const json_t *series);
 /* prints the terminal summary: verdict first, then the worst problems */
 void summary_print(const json_t *s, FILE *f, int max_problems);
 

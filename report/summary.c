@@ -95,35 +95,46 @@ static int cmp_point(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* one point per size, in size order; repeated sizes keep the lowest busbw */
-static json_t *series_json(const json_t *series)
+/*
+ * The collective curves of summary.json: one point [bytes, busbw_GBps] per
+ * size, in size order (a repeated size keeps its lowest busbw), and beside
+ * them spread_pct, the spread of each point's time (time_us.cv, %).
+ */
+json_t *summary_series(const json_t *series)
 {
 	json_t *out = json_array(), *s;
 	const char *key;
 
 	json_object_foreach((json_t *)series, key, s) {
-		json_t *pts = json_object_get(s, "points"), *n = json_deep_copy(s), *np = json_array();
+		json_t *pts = json_object_get(s, "points"), *n = json_deep_copy(s);
+		json_t *np = json_array(), *sp = json_array();
 		size_t cnt = json_array_size(pts);
 		json_t **v = malloc((cnt ? cnt : 1) * sizeof(*v));
 
-		if (!v || !n || !np)
+		if (!v || !n || !np || !sp)
 			break;
 		for (size_t i = 0; i < cnt; i++)
 			v[i] = json_array_get(pts, i);
 		qsort(v, cnt, sizeof(*v), cmp_point);
 		for (size_t i = 0; i < cnt; i++) {
-			json_t *last = json_array_get(np, json_array_size(np) - 1);
+			size_t last = json_array_size(np) - 1;
+			json_t *lp = json_array_get(np, last);
 
-			if (last && json_equal(json_array_get(last, 0), json_array_get(v[i], 0))) {
+			if (lp && json_equal(json_array_get(lp, 0), json_array_get(v[i], 0))) {
 				if (json_number_value(json_array_get(v[i], 1)) <
-				    json_number_value(json_array_get(last, 1)))
-					json_array_set(last, 1, json_array_get(v[i], 1));
+				    json_number_value(json_array_get(lp, 1))) {
+					json_array_set(lp, 1, json_array_get(v[i], 1));
+					json_array_set(sp, last, json_array_get(v[i], 2));
+				}
 				continue;
 			}
-			json_array_append_new(np, json_deep_copy(v[i]));
+			json_array_append_new(np, json_pack("[O, O]", json_array_get(v[i], 0),
+							    json_array_get(v[i], 1)));
+			json_array_append(sp, json_array_get(v[i], 2));
 		}
 		free(v);
 		json_object_set_new(n, "points", np);
+		json_object_set_new(n, "spread_pct", sp);
 		json_array_append_new(out, n);
 	}
 	return out;
@@ -339,7 +350,7 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	json_object_set(s, "diagnoses", e->diagnoses);
 	json_object_set_new(s, "problems", pr);
 	json_object_set_new(s, "charts", json_pack("{s:o, s:o, s:[]}", "collectives",
-		series_json(e->series), "netpair", netpair_json(e), "scaling"));
+		summary_series(e->series), "netpair", netpair_json(e), "scaling"));
 	json_object_set_new(s, "estimate", json_null());
 	return s;
 fail:

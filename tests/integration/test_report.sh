@@ -89,6 +89,9 @@ t_check "a driver mismatch is listed by host" \
 t_check "a regression beyond 5 % and the spread is named; improvements listed too" \
 	jq -e '(.baseline.regressions | length == 16 and all(.criterion == "pcie_d2h")) and
 		(.baseline.improvements | length > 0 and all(.criterion == "pcie_h2d"))' "$s/regression.json"
+t_check "degraded emulated run against a healthy one: node2's links and the all_reduce curve regress" \
+	jq -e '(.baseline.regressions | map(select(.criterion == "netpair_bw") | .element) | all(test("node2"))) and
+		(.baseline.regressions | map(select(.criterion == "busbw curve")) | length > 3)' "$s/emu-regression.json"
 t_check "the same run against a baseline of itself regresses nothing" \
 	jq -e '.baseline.compared > 100 and (.baseline.regressions | length == 0)' "$s/no-regression.json"
 t_check "the degraded emulated node is named in every failing link" \
