@@ -11,6 +11,7 @@
 
 #define NETPAIR_MAX_HOSTS 256   /* larger matrices stay out of the document (a heatmap would be unreadable) */
 #define FAILURES_LISTED 3       /* problems named per criterion; the rest are in its failures */
+#define LISTED 20               /* problems of one kind (regressions, outliers...); the rest counted */
 
 static void problem(json_t *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void problem(json_t *a, const char *fmt, ...)
@@ -24,6 +25,16 @@ static void problem(json_t *a, const char *fmt, ...)
 		free(s);
 	}
 	va_end(ap);
+}
+
+/* true while a kind of problem may still be listed; adds "and N more" once, at the end */
+static int listed(json_t *pr, size_t i, size_t n, const char *what)
+{
+	if (i < LISTED)
+		return 1;
+	if (i == LISTED)
+		problem(pr, "... and %zu more %s (summary.json)", n - LISTED, what);
+	return 0;
 }
 
 static const char *size_name(long long size, char *buf, size_t len)
@@ -269,12 +280,13 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	for (int i = 0; i < e->ncs; i++)
 		criterion_problems(&e->cs[i], V_FAIL, pr);
 	json_array_foreach(e->diagnoses, i, v)
-		problem(pr, "%s diagnosis: %s %s %s%s%s", json_string_value(json_object_get(v, "probe")) ?: "",
-			json_string_value(json_object_get(v, "subject")),
-			json_string_value(json_object_get(v, "element")),
-			json_string_value(json_object_get(v, "verdict")),
-			json_is_string(json_object_get(v, "evidence")) ? ": " : "",
-			json_string_value(json_object_get(v, "evidence")) ?: "");
+		if (listed(pr, i, json_array_size(e->diagnoses), "diagnoses"))
+			problem(pr, "%s diagnosis: %s %s %s%s%s", json_string_value(json_object_get(v, "probe")) ?: "",
+				json_string_value(json_object_get(v, "subject")),
+				json_string_value(json_object_get(v, "element")),
+				json_string_value(json_object_get(v, "verdict")),
+				json_is_string(json_object_get(v, "evidence")) ? ": " : "",
+				json_string_value(json_object_get(v, "evidence")) ?: "");
 	json_array_foreach(hw, i, v)
 		problem(pr, "FAIL hardware: %s '%s' on %s%s, the profile expects %s",
 			json_string_value(json_object_get(v, "key")), json_string_value(json_object_get(v, "found")),
@@ -282,13 +294,14 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 			json_array_size(json_object_get(v, "hosts")) > 1 ? " and others" : "",
 			json_string_value(json_object_get(v, "expected")));
 	json_array_foreach(json_object_get(base, "regressions"), i, v)
-		problem(pr, "REGRESSION %s: %s %.4g -> %.4g %s (%+.1f%%, spread %.1f%%)",
-			json_string_value(json_object_get(v, "metric")),
-			json_string_value(json_object_get(v, "element")),
-			json_number_value(json_object_get(v, "old")), json_number_value(json_object_get(v, "new")),
-			json_string_value(json_object_get(v, "unit")),
-			json_number_value(json_object_get(v, "change_pct")),
-			json_number_value(json_object_get(v, "spread_pct")));
+		if (listed(pr, i, json_array_size(json_object_get(base, "regressions")), "regressions"))
+			problem(pr, "REGRESSION %s: %s %.4g -> %.4g %s (%+.1f%%, spread %.1f%%)",
+				json_string_value(json_object_get(v, "metric")),
+				json_string_value(json_object_get(v, "element")),
+				json_number_value(json_object_get(v, "old")), json_number_value(json_object_get(v, "new")),
+				json_string_value(json_object_get(v, "unit")),
+				json_number_value(json_object_get(v, "change_pct")),
+				json_number_value(json_object_get(v, "spread_pct")));
 	json_array_foreach(cons, i, v) {
 		json_t *val;
 		size_t k;
@@ -313,20 +326,22 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 		if (strcmp(e->in[i].end, "complete"))
 			problem(pr, "INCOMPLETE %s: the run did not finish (end: %s)", e->in[i].path, e->in[i].end);
 	json_array_foreach(e->timeouts, i, v)
-		problem(pr, "INCOMPLETE timeout during %s", json_string_value(v));
+		if (listed(pr, i, json_array_size(e->timeouts), "timeouts"))
+			problem(pr, "INCOMPLETE timeout during %s", json_string_value(v));
 	for (int i = 0; i < e->ncs; i++)
 		if (e->cs[i].c->required)
 			criterion_problems(&e->cs[i], V_INCOMPLETE, pr);
 	for (int i = 0; i < e->ncs; i++)
 		criterion_problems(&e->cs[i], V_WARN, pr);
 	json_array_foreach(e->outliers, i, v)
-		problem(pr, "OUTLIER %s: %s %.4g %s, %.1f%% worse than the median of its peers (%.4g)",
-			json_string_value(json_object_get(v, "criterion")),
-			json_string_value(json_object_get(v, "element")),
-			json_number_value(json_object_get(v, "value")),
-			json_string_value(json_object_get(v, "unit")),
-			json_number_value(json_object_get(v, "below_pct")),
-			json_number_value(json_object_get(v, "peer_median")));
+		if (listed(pr, i, json_array_size(e->outliers), "outliers"))
+			problem(pr, "OUTLIER %s: %s %.4g %s, %.1f%% worse than the median of its peers (%.4g)",
+				json_string_value(json_object_get(v, "criterion")),
+				json_string_value(json_object_get(v, "element")),
+				json_number_value(json_object_get(v, "value")),
+				json_string_value(json_object_get(v, "unit")),
+				json_number_value(json_object_get(v, "below_pct")),
+				json_number_value(json_object_get(v, "peer_median")));
 	for (int i = 0; i < e->ncs; i++)
 		if (!e->cs[i].c->required)
 			criterion_problems(&e->cs[i], V_INCOMPLETE, pr);
