@@ -44,7 +44,7 @@ static void pow2_tics(FILE *f, const char *axis, double lo, double hi, int bytes
 }
 
 /* "nccl float sum, 4 nodes": the parts a collectives series has */
-static void series_title(FILE *f, const json_t *s)
+static void series_title(FILE *f, const json_t *s, int spread)
 {
 	static const char *const keys[] = { "backend", "dtype", "op" };
 	char buf[64], title[512];
@@ -61,24 +61,41 @@ static void series_title(FILE *f, const json_t *s)
 			n = sizeof(title) - 1;
 	}
 	if (j_num(s, "nodes", &nodes))
-		snprintf(title + n, sizeof(title) - n, "%s%.0f node%s", n ? ", " : "",
-			 nodes, nodes == 1 ? "" : "s");
+		n += snprintf(title + n, sizeof(title) - n, "%s%.0f node%s", n ? ", " : "",
+			      nodes, nodes == 1 ? "" : "s");
+	if (spread && n < sizeof(title))
+		snprintf(title + n, sizeof(title) - n, " (bars: time spread)");
 	gp_quote(f, title);
 }
 
-/* writes the points [[x, y], ...] with x > 0 as one data block; returns how many */
-static int write_points(FILE *d, const json_t *points, double *lo, double *hi)
+/*
+ * Writes the points [[x, y], ...] with x > 0 as one data block, with a third
+ * column: y times spread[i] % (spread_pct, the run-to-run spread of each
+ * point's time), 0 where there is none. Returns how many points; *spread_any
+ * (if given) is set when a spread was written.
+ */
+static int write_points(FILE *d, const json_t *points, const json_t *spread,
+			double *lo, double *hi, int *spread_any)
 {
+	/* spread_pct is one per point; any other length cannot be matched to them */
+	int aligned = json_array_size(spread) == json_array_size(points);
 	const json_t *p;
 	size_t i;
 	int n = 0;
 
 	json_array_foreach(points, i, p) {
 		const json_t *x = json_array_get(p, 0), *y = json_array_get(p, 1);
+		const json_t *sp = aligned ? json_array_get(spread, i) : NULL;
+		double dy = 0;
 
 		if (!json_is_number(x) || !json_is_number(y) || json_number_value(x) <= 0)
 			continue;
-		fprintf(d, "%.17g %.17g\n", json_number_value(x), json_number_value(y));
+		if (json_is_number(sp) && json_number_value(sp) > 0) {
+			dy = json_number_value(y) * json_number_value(sp) / 100;
+			if (spread_any)
+				*spread_any = 1;
+		}
+		fprintf(d, "%.17g %.17g %.17g\n", json_number_value(x), json_number_value(y), dy);
 		if (json_number_value(x) < *lo)
 			*lo = json_number_value(x);
 		if (json_number_value(x) > *hi)
@@ -95,7 +112,7 @@ static void busbw_chart(struct chart_ctx *ctx, const json_t *colls, const char *
 	char file[40], dat[40], title[300], *plot = NULL;
 	double lo = INFINITY, hi = 0;
 	size_t i, plen = 0;
-	int block = 0, drawn = 0;
+	int block = 0, drawn = 0, spread;
 	const json_t *s;
 	FILE *d, *p, *f;
 
@@ -108,10 +125,12 @@ static void busbw_chart(struct chart_ctx *ctx, const json_t *colls, const char *
 	json_array_foreach(colls, i, s) {
 		if (strcmp(j_str(s, "name"), name))
 			continue;
-		if (write_points(d, j_arr(s, "points"), &lo, &hi) > 0) {
-			fprintf(p, "%s'%s' index %d using 1:2 with linespoints lw 2 title ",
-				drawn ? ", \\\n  " : "plot ", dat, block);
-			series_title(p, s);
+		spread = 0;
+		if (write_points(d, j_arr(s, "points"), j_arr(s, "spread_pct"), &lo, &hi, &spread) > 0) {
+			fprintf(p, "%s'%s' index %d using 1:2%s lw 2 title ",
+				drawn ? ", \\\n  " : "plot ", dat, block,
+				spread ? ":3 with yerrorlines" : " with linespoints");
+			series_title(p, s, spread);
 			drawn++;
 		}
 		block++;
@@ -432,7 +451,7 @@ void chart_scaling(struct chart_ctx *ctx, const json_t *summary)
 		const json_t *pt;
 		size_t j;
 
-		if (write_points(d, j_arr(s, "points"), &lo1, &hi1) == 0)
+		if (write_points(d, j_arr(s, "points"), NULL, &lo1, &hi1, NULL) == 0)
 			continue;
 		json_array_foreach(j_arr(s, "points"), j, pt)
 			if (json_is_number(json_array_get(pt, 1)) &&

@@ -153,6 +153,7 @@ static void test_pass(void **state)
 	json_t *s = fixture("pass");
 	struct render_opts o = { .charts = 1 };
 	struct out out;
+	char *svg;
 
 	(void)state;
 	render(s, o, &out);
@@ -180,6 +181,11 @@ static void test_pass(void **state)
 		assert_has(out.html, "node-pair bandwidth (Gb/s)</text>");
 		assert_xml(out.dir, "chart-netpair.svg");
 		assert_xml(out.dir, "chart-busbw-1.svg");
+		/* error bars where spread_pct has one value per point, none where it cannot be matched */
+		svg = slurp(out.dir, "chart-busbw-1.svg");
+		assert_has(svg, ">nccl float sum, 4 nodes (bars: time spread)</text>");
+		assert_has(svg, ">nccl float sum, 1 node</text>");
+		free(svg);
 	}
 	out_free(&out);
 	json_decref(s);
