@@ -68,7 +68,7 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/%)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all check demo install clean deps features bench fuzz
+.PHONY: all check demo install clean deps features bench fuzz asan bench-report
 all: features $(B)/ccprobe $(B)/ccreport
 
 features:
@@ -93,13 +93,18 @@ $(B)/ccprobe: $(B)/obj/ccprobe.o $(B)/libccprobe.a
 
 $(B)/robj/%.o: %.c $(B)/features.txt
 	@mkdir -p $(dir $@)
-	$(RCC) -D_GNU_SOURCE $(CFLAGS) -c -o $@ $<
+	$(RCC) -D_GNU_SOURCE -DCCDIAG_SHARE='"$(PREFIX)/share/ccdiag"' $(CFLAGS) -c -o $@ $<
 
 $(B)/libccreport.a: $(RPT_OBJ) $(B)/features.txt
 	rm -f $@ && ar rcs $@ $(RPT_OBJ)
 
 $(B)/ccreport: $(B)/robj/report/main.o $(B)/libccreport.a
 	$(RCC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(RLDLIBS)
+
+# the synthetic results generator of ccreport's golden cases and benchmark
+$(B)/tests/gen_results: tests/report/gen_results.c
+	@mkdir -p $(dir $@)
+	$(RCC) $(CFLAGS) -o $@ $<
 
 # unit tests and fuzz targets named *_report_* test ccreport and link without MPI
 $(B)/tests/test_report_%: tests/unit/test_report_%.c $(B)/libccreport.a $(B)/features.txt
@@ -119,24 +124,48 @@ $(B)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/driver.c $(B)/libccprobe.a $(B
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< tests/fuzz/driver.c $(B)/libccprobe.a $(LDLIBS)
 
-# open-ended fuzzing with libFuzzer (clang, libclang-rt-14-dev), FUZZ_SECONDS per target
+# open-ended fuzzing with libFuzzer (clang, libclang-rt-14-dev), FUZZ_SECONDS per target;
+# ccprobe's targets link libccprobe.a through mpicc, ccreport's libccreport.a with plain
+# clang and no MPI. Crashing inputs land in build-fuzz/ (crash-*): keep them as regression
+# fixtures in tests/fuzz/corpus/NAME.
+FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer,address,undefined
 fuzz:
 	@command -v clang >/dev/null && dpkg-query -W libclang-rt-14-dev >/dev/null 2>&1 || \
 		{ echo "make fuzz: needs clang and libclang-rt-14-dev (apt-get install clang libclang-rt-14-dev)"; exit 2; }
-	@$(MAKE) --no-print-directory B=build-fuzz OMPI_CC=clang \
-		CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" build-fuzz/libccprobe.a
+	@$(MAKE) --no-print-directory B=build-fuzz OMPI_CC=clang RCC=clang \
+		CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" \
+		build-fuzz/libccprobe.a build-fuzz/libccreport.a
 	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
-		OMPI_CC=clang $(CC) $(CPPFLAGS) -O1 -g -fsanitize=fuzzer,address,undefined \
-			-o build-fuzz/$$n $$f build-fuzz/libccprobe.a $(LDLIBS) || exit 1; \
+		case $$n in \
+		fuzz_report_*) clang -D_GNU_SOURCE $(FUZZ_FLAGS) -o build-fuzz/$$n $$f \
+			build-fuzz/libccreport.a $(RLDLIBS) || exit 1 ;; \
+		*) OMPI_CC=clang $(CC) $(CPPFLAGS) $(FUZZ_FLAGS) \
+			-o build-fuzz/$$n $$f build-fuzz/libccprobe.a $(LDLIBS) || exit 1 ;; \
+		esac; \
 		mkdir -p build-fuzz/corpus-$$n; \
-		ASAN_OPTIONS=detect_leaks=0 build-fuzz/$$n -max_total_time=$(FUZZ_SECONDS) \
-			build-fuzz/corpus-$$n tests/fuzz/corpus/$${n#fuzz_} || exit 1; done
+		(cd build-fuzz && ASAN_OPTIONS=detect_leaks=0 ./$$n -max_total_time=$(FUZZ_SECONDS) \
+			corpus-$$n ../tests/fuzz/corpus/$${n#fuzz_}) || exit 1; done
+
+# ccreport and its unit tests under AddressSanitizer and UndefinedBehaviorSanitizer:
+# build-asan/ccreport runs the golden cases (tests/integration/test_report.sh)
+asan:
+	@$(MAKE) --no-print-directory B=build-asan \
+		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		build-asan/ccreport $(patsubst $(B)/%,build-asan/%,$(filter $(B)/tests/test_report_% $(B)/tests/fuzz_report_%,$(TEST_BIN) $(FUZZ_BIN)))
+	@fail=0; for t in build-asan/tests/test_report_*; do \
+		echo "=== $$t"; $$t >build-asan/$$(basename $$t).log 2>&1 || { fail=1; tail -20 build-asan/$$(basename $$t).log; }; done; \
+	for t in build-asan/tests/fuzz_report_*; do n=$$(basename $$t); \
+		echo "=== $$t"; $$t -n 20000 -s 1 tests/fuzz/corpus/$${n#fuzz_}/* || fail=1; done; \
+	echo "=== golden cases with build-asan/ccreport"; \
+	CCREPORT=build-asan/ccreport bash tests/integration/test_report.sh >build-asan/test_report.log 2>&1 || fail=1; \
+	grep -E '^FAIL|passed' build-asan/test_report.log; \
+	[ $$fail -eq 0 ] && echo "asan: ccreport clean under ASan+UBSan" || { echo "asan: failures above"; exit 1; }
 
 deps:
 	@scripts/deps.sh
 
 check: deps
-	@$(MAKE) --no-print-directory all $(TEST_BIN) $(FUZZ_BIN)
+	@$(MAKE) --no-print-directory all $(TEST_BIN) $(FUZZ_BIN) $(B)/tests/gen_results
 	@tests/run.sh
 
 demo: deps
@@ -146,16 +175,20 @@ demo: deps
 bench: all
 	@scripts/bench_allreduce.sh
 
+bench-report: $(B)/ccreport $(B)/tests/gen_results
+	@scripts/bench_report.sh
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ccdiag/scripts \
-		$(DESTDIR)$(PREFIX)/share/doc/ccdiag
+		$(DESTDIR)$(PREFIX)/share/ccdiag/profiles $(DESTDIR)$(PREFIX)/share/doc/ccdiag
 	install -m 755 $(B)/ccprobe $(DESTDIR)$(PREFIX)/bin/ccprobe
 	install -m 755 $(B)/ccreport $(DESTDIR)$(PREFIX)/bin/ccreport
 	install -m 755 scripts/emucluster $(DESTDIR)$(PREFIX)/share/ccdiag/scripts/
+	install -m 644 profiles/*.ini $(DESTDIR)$(PREFIX)/share/ccdiag/profiles/
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/ccdiag/
 
 clean:
-	rm -rf $(B)
+	rm -rf $(B) build-asan build-fuzz
 
 -include $(LIB_OBJ:.o=.d) $(RPT_OBJ:.o=.d) $(B)/obj/ccprobe.d $(B)/robj/report/main.d
 

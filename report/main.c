@@ -1,8 +1,264 @@
-/* report/main.c: ccreport's entry point (placeholder; see the report issue). */
-#include <stdio.h>
+/*
+ * report/main.c: ccreport, the acceptance report. Reads results files and a
+ * profile, writes summary.json (what it decided) and renders it as report.md,
+ * index.html and junit.xml; prints a short summary. Links no MPI, CUDA,
+ * NCCL or verbs. Exit codes: enum rpt_exit (README.md, --help).
+ */
+#include "report.h"
+#include "render.h"
 
-int main(void)
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+struct args {
+	const char *profile, *outdir, *baseline, *gnuplot;
+	double tolerance;        /* baseline; < 0 = the profile's */
+	double outlier_tol;      /* < 0 = the profile's */
+	int charts, render, quiet, max_problems;
+	char **inputs;
+	int ninputs;
+};
+
+static void usage(FILE *f)
 {
-	fprintf(stderr, "ccreport: not written yet\n");
-	return 2;
+	fprintf(f,
+"usage: ccreport -p PROFILE [options] RESULTS...\n"
+"\n"
+"Judges ccprobe results (files, or folders of *.jsonl) against an acceptance\n"
+"profile and writes summary.json, report.md, index.html and junit.xml.\n"
+"\n"
+"  -p, --profile NAME|FILE   profile: a path, or NAME looked up as NAME.ini in\n"
+"                            $CCREPORT_PROFILES, ./profiles, the profiles beside the\n"
+"                            binary and the installed share/ccdiag/profiles\n"
+"  -o, --out DIR             output folder (created; default ccreport-out)\n"
+"  -b, --baseline OLD        compare with an earlier run: its results (file or\n"
+"                            folder) or its summary.json\n"
+"  -t, --tolerance PCT       baseline: a drop beyond PCT %% (and beyond the\n"
+"                            measurement's spread) is a regression (default: the\n"
+"                            profile's, else 5)\n"
+"      --outlier-tolerance PCT  flag elements more than PCT %% below their peers'\n"
+"                            median (default: the profile's, else 10)\n"
+"      --no-charts           tables only, no gnuplot\n"
+"      --gnuplot CMD         gnuplot to run (default: gnuplot from PATH)\n"
+"      --no-render           write summary.json only\n"
+"  -n, --problems N          problems listed in the terminal summary (default 10)\n"
+"  -q, --quiet               no terminal summary\n"
+"  -h, --help                this text\n"
+"  -V, --version             version\n"
+"\n"
+"SOURCE_DATE_EPOCH, when set, is the generated_utc time (reproducible output).\n"
+"\n"
+"Exit codes:\n"
+"  0  pass (warnings allowed)\n"
+"  1  a criterion failed, versions differ across hosts, or a regression against the baseline\n"
+"  2  usage error, or an input or profile that cannot be read (one line: file:line: what)\n"
+"  3  the outputs could not be written\n"
+"  4  incomplete: a required probe is missing, skipped or not built, or a run did not finish\n");
+}
+
+static int parse_pct(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno || *end || !(v >= 0 && v <= 100))
+		return -1;
+	*out = v / 100;
+	return 0;
+}
+
+static int parse_args(struct args *a, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "profile", required_argument, NULL, 'p' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "baseline", required_argument, NULL, 'b' },
+		{ "tolerance", required_argument, NULL, 't' },
+		{ "outlier-tolerance", required_argument, NULL, 'O' },
+		{ "no-charts", no_argument, NULL, 'C' },
+		{ "gnuplot", required_argument, NULL, 'G' },
+		{ "no-render", no_argument, NULL, 'R' },
+		{ "problems", required_argument, NULL, 'n' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*a = (struct args){ .outdir = "ccreport-out", .tolerance = -1, .outlier_tol = -1,
+			    .charts = 1, .render = 1, .max_problems = 10 };
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:o:b:t:n:qhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': a->profile = optarg; break;
+		case 'o': a->outdir = optarg; break;
+		case 'b': a->baseline = optarg; break;
+		case 'C': a->charts = 0; break;
+		case 'G': a->gnuplot = optarg; break;
+		case 'R': a->render = 0; break;
+		case 'q': a->quiet = 1; break;
+		case 'h': usage(stdout); exit(0);
+		case 'V': printf("ccreport %s\n", RPT_VERSION); exit(0);
+		case 't':
+		case 'O':
+			if (parse_pct(optarg, c == 't' ? &a->tolerance : &a->outlier_tol)) {
+				fprintf(stderr, "ccreport: %s '%s': expected a percentage 0..100\n",
+					c == 't' ? "--tolerance" : "--outlier-tolerance", optarg);
+				return -1;
+			}
+			break;
+		case 'n':
+			a->max_problems = atoi(optarg);
+			if (a->max_problems < 0 || strspn(optarg, "0123456789") != strlen(optarg)) {
+				fprintf(stderr, "ccreport: --problems '%s': expected a count\n", optarg);
+				return -1;
+			}
+			break;
+		case ':':
+			fprintf(stderr, "ccreport: option '%s' needs a value\n", argv[optind - 1]);
+			return -1;
+		default:
+			fprintf(stderr, "ccreport: unknown option '%s'\n", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (!a->profile) {
+		fprintf(stderr, "ccreport: no profile (-p NAME or -p FILE)\n");
+		return -1;
+	}
+	if (optind == argc) {
+		fprintf(stderr, "ccreport: no results files given\n");
+		return -1;
+	}
+	a->inputs = argv + optind;
+	a->ninputs = argc - optind;
+	return 0;
+}
+
+static int mkdirs(const char *path)
+{
+	char buf[4096];
+
+	if (strlen(path) >= sizeof(buf))
+		return -1;
+	strcpy(buf, path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+static time_t report_time(void)
+{
+	const char *s = getenv("SOURCE_DATE_EPOCH");
+	char *end;
+	long long t;
+
+	if (s && *s) {
+		t = strtoll(s, &end, 10);
+		if (!*end && t >= 0)
+			return (time_t)t;
+	}
+	return time(NULL);
+}
+
+static int write_outputs(const struct args *a, json_t *s)
+{
+	struct render_opts ro = { .outdir = a->outdir, .charts = a->charts, .gnuplot = a->gnuplot };
+	char path[4200], err[512];
+
+	if (mkdirs(a->outdir)) {
+		fprintf(stderr, "ccreport: cannot create '%s': %s\n", a->outdir, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/summary.json", a->outdir);
+	if (json_dump_file(s, path, JSON_INDENT(1) | JSON_REAL_PRECISION(6))) {
+		fprintf(stderr, "ccreport: cannot write '%s': %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (!a->quiet)
+		summary_print(s, stdout, a->max_problems);
+	if (!a->render)
+		return 0;
+	if (render_all(s, &ro, err, sizeof(err))) {
+		fprintf(stderr, "ccreport: cannot render the report into '%s': %s\n", a->outdir, err);
+		return -1;
+	}
+	if (!a->quiet)
+		printf("ccreport: report in %s/index.html (also report.md, junit.xml, summary.json)\n",
+		       a->outdir);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a;
+	struct profile p;
+	struct eval e;
+	struct summary_opts so = { 0 };
+	char err[1024], **paths = NULL, *ppath;
+	int n = 0, rc = RPT_EXIT_USAGE;
+	json_t *s = NULL;
+
+	if (parse_args(&a, argc, argv)) {
+		fprintf(stderr, "usage: ccreport -p PROFILE [options] RESULTS... (ccreport --help)\n");
+		return RPT_EXIT_USAGE;
+	}
+	ppath = profile_find(a.profile, argv[0]);
+	if (!ppath) {
+		fprintf(stderr, "ccreport: profile '%s' not found (a path, or NAME of profiles/NAME.ini)\n",
+			a.profile);
+		return RPT_EXIT_USAGE;
+	}
+	if (profile_load(&p, ppath, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		free(ppath);
+		return RPT_EXIT_USAGE;
+	}
+	if (a.outlier_tol >= 0)
+		for (int i = 0; i < p.ncrit; i++)
+			if (p.crit[i].outlier_tol >= 0)
+				p.crit[i].outlier_tol = a.outlier_tol;
+	if (eval_init(&e, &p)) {
+		fprintf(stderr, "ccreport: out of memory\n");
+		goto free_profile;
+	}
+	n = results_expand(a.inputs, a.ninputs, &paths, err, sizeof(err));
+	if (n < 0 || eval_read_inputs(&e, paths, n, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		goto free_eval;
+	}
+	eval_finish(&e);
+	so.profile_path = ppath;
+	so.baseline = a.baseline;
+	so.baseline_tol = a.tolerance >= 0 ? a.tolerance : p.baseline_tol;
+	so.now = report_time();
+	s = summary_build(&e, &so, err, sizeof(err));
+	if (!s) {
+		fprintf(stderr, "%s\n", err);
+		goto free_eval;
+	}
+	rc = write_outputs(&a, s) ? RPT_EXIT_OUTPUT : (int)json_integer_value(json_object_get(s, "exit_code"));
+	json_decref(s);
+free_eval:
+	eval_free(&e);
+	for (int i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+free_profile:
+	profile_free(&p);
+	free(ppath);
+	return rc;
 }

@@ -2,7 +2,9 @@
 # scripts/demo.sh (make demo): runs ccprobe end to end. As root, on a 4-host
 # emulated cluster (scripts/emucluster) with node2's link degraded to
 # 100mbit: the all_reduce sweep and the netpair matrix, then what the
-# diagnosis flagged. Without root, 4 local ranks and no cluster.
+# diagnosis flagged, then the acceptance report (ccreport, profile emu-1g) with
+# its verdict and the path of index.html. Without root, 4 local ranks and no
+# cluster (the report is then incomplete: netpair needs two hosts).
 set -u
 cd "$(dirname "$0")/.."
 OUT_DIR=results/demo
@@ -52,4 +54,23 @@ case $rc in
 0) echo "demo: ccprobe exit 0" ;;
 1) echo "demo: ccprobe exit 1: a measurement failed$degraded" ;;
 *) echo "demo: ccprobe exit $rc (see README.md, exit codes)"; exit "$rc" ;;
+esac
+
+# the acceptance report of this run: verdict first, then where to read it
+echo
+echo "demo: ccreport -p emu-1g -o $OUT_DIR/report $OUT"
+build/ccreport -p emu-1g -n 6 -o "$OUT_DIR/report" "$OUT"
+rrc=$?
+case $rrc in
+0 | 1 | 4)
+	verdict=$(jq -r .verdict "$OUT_DIR/report/summary.json")
+	case "$verdict:$degraded" in
+	fail:?*) echo "demo: report verdict fail$degraded (names the node and its links above)" ;;
+	*) echo "demo: report verdict $verdict" ;;
+	esac
+	if [ -f "$OUT_DIR/report/index.html" ]; then
+		echo "demo: open $(realpath "$OUT_DIR/report/index.html")"
+	fi
+	;;
+*) echo "demo: ccreport exit $rrc (see ccreport --help)"; exit "$rrc" ;;
 esac

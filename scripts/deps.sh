@@ -1,19 +1,46 @@
 #!/bin/sh
 # scripts/deps.sh: installs the Debian packages ccdiag builds, tests and runs
 # with. Idempotent: installs only what is missing. As root it runs apt-get;
-# otherwise it prints the apt-get line and exits 1.
+# otherwise it prints the apt-get line and exits 1. OPTIONAL packages (a
+# browser for tests/integration/test_report_html.sh) are tried when the
+# package is known to apt; failing to get them never fails this script.
 set -eu
 
 PACKAGES="gcc make pkg-config openmpi-bin libopenmpi-dev libjansson-dev libcmocka-dev
 jq iproute2 util-linux iputils-ping gnuplot-nox libibverbs-dev librdmacm-dev libinih-dev"
 
+OPTIONAL="chromium"
+
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
+
+# optional: only when apt knows the package; a failure is a note, not an error
+optional() {
+	local p
+	for p in $OPTIONAL; do
+		installed "$p" && continue
+		if ! apt-cache policy "$p" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+			echo "deps.sh: optional package $p is not available; its tests will skip" >&2
+			continue
+		fi
+		if [ "$(id -u)" -ne 0 ]; then
+			echo "deps.sh: optional package $p is missing (as root: apt-get install -y $p)" >&2
+			continue
+		fi
+		echo "deps.sh: installing optional $p" >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$p" >&2 ||
+			echo "deps.sh: optional package $p could not be installed; its tests will skip" >&2
+	done
+	return 0
+}
+
 missing=""
 for p in $PACKAGES; do
-	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
-		missing="$missing $p"
-	fi
+	installed "$p" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+	optional
+	exit 0
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "deps.sh: missing packages:$missing" >&2
@@ -25,3 +52,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq >&2
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >&2
+optional

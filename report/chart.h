@@ -1,0 +1,48 @@
+#ifndef CCDIAG_CHART_H
+#define CCDIAG_CHART_H
+
+/* report/chart.c and chart_kinds.c: the gnuplot side of the renderers (render_priv.h). */
+#include <limits.h>
+#include <stdio.h>
+
+#include "render_priv.h"
+
+struct chart_ctx {
+	const char *gnuplot;          /* command found on PATH, or the one render_opts named */
+	char dir[PATH_MAX];           /* private temp dir: data files, scripts, gnuplot's output */
+	int timeout_s;
+	int stopped;                  /* a run was killed for time: the rest are not started */
+	struct charts *out;
+};
+
+/*
+ * chart_begin: opens a new script in ctx->dir named after file ("x.svg" ->
+ * "x.gp") with the terminal and output already set; the caller writes the
+ * plot commands. chart_finish runs gnuplot on it and adds the chart (title
+ * and note are copied), or one line to out->errors. data_path gives the
+ * path of a data file in ctx->dir (the script refers to it by bare name).
+ */
+FILE *chart_begin(struct chart_ctx *ctx, const char *file, int width, int height);
+void chart_finish(struct chart_ctx *ctx, FILE *script, const char *file,
+		  const char *title, const char *note, int crit);
+FILE *chart_data(struct chart_ctx *ctx, const char *name);
+void chart_fail(struct chart_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* chart_kinds.c: one function per kind of chart; each adds zero or more */
+void chart_collectives(struct chart_ctx *ctx, const json_t *summary);
+void chart_netpair(struct chart_ctx *ctx, const json_t *summary);
+void chart_criteria(struct chart_ctx *ctx, const json_t *summary);
+void chart_scaling(struct chart_ctx *ctx, const json_t *summary);
+
+/* quotes s as a gnuplot single-quoted string, escaped (escape.h) */
+void gp_quote(FILE *f, const char *s);
+/* the same for a tic label: cut to CHART_LABEL_MAX bytes with "...", '%' doubled */
+void gp_label(FILE *f, const char *s);
+#define CHART_LABEL_MAX 28
+/* heatmaps of more hosts are drawn as one embedded PNG, not a rectangle per cell */
+#define CHART_PIXELS_MAX 64
+/* beyond this many hosts no heatmap (2048: about 4 s of gnuplot and a 5 MB SVG) */
+#define CHART_HEATMAP_MAX 2048
+
+#endif

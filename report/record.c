@@ -1,0 +1,413 @@
+/*
+ * report/record.c: a flat view of one measurement record, and a scanner
+ * that fills it without building a jansson tree. A results file is almost
+ * all measurements and a million of them must be judged in seconds: jansson
+ * allocates every key and value (~12 us a record on the CI VM), the scanner
+ * allocates nothing. It accepts only plain JSON (ASCII strings, simple
+ * escapes, objects only at the top two levels, no duplicate keys, at most
+ * RV_MAX_FIELDS fields); anything else goes to
+ * jansson, which decides and words the error, so both readers agree on what
+ * is valid (the fuzz target checks it).
+ */
+#include "report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 8
+
+struct scan {
+	char *p, *end;
+	struct rv *r;
+	int depth;               /* objects and arrays open; the record itself is 1 */
+	int in_array;            /* inside an array: nothing is recorded */
+	const char *parent;      /* key of the object being read at depth 2 */
+};
+
+static void ws(struct scan *s)
+{
+	while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
+		s->p++;
+}
+
+/*
+ * A string: on success *out is its text, NUL-terminated in place (escapes
+ * resolved; the text only shrinks). \u escapes and bytes >= 0x80 are left
+ * to jansson (UTF-8 validation).
+ */
+static int string(struct scan *s, char **out)
+{
+	char *w, *start;
+
+	if (s->p >= s->end || *s->p != '"')
+		return -1;
+	start = w = ++s->p;
+	for (; s->p < s->end; s->p++) {
+		unsigned char c = (unsigned char)*s->p;
+
+		if (c == '"') {
+			s->p++;
+			*w = '\0';
+			*out = start;
+			return 0;
+		}
+		if (c < 0x20 || c >= 0x80)
+			return -1;
+		if (c == '\\') {
+			if (++s->p >= s->end)
+				return -1;
+			switch (*s->p) {
+			case '"': c = '"'; break;
+			case '\\': c = '\\'; break;
+			case '/': c = '/'; break;
+			case 'b': c = '\b'; break;
+			case 'f': c = '\f'; break;
+			case 'n': c = '\n'; break;
+			case 'r': c = '\r'; break;
+			case 't': c = '\t'; break;
+			default: return -1;      /* \u and anything else: jansson's */
+			}
+		}
+		*w++ = (char)c;
+	}
+	return -1;
+}
+
+/*
+ * A number as JSON spells it: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+ * Plain numbers are converted when asked for (rv_num): a record has a dozen
+ * and a criterion reads two. With an exponent it is converted now, so that
+ * what jansson refuses (out of range) goes to jansson.
+ */
+static int number(struct scan *s, char **text, double *v, int *integer)
+{
+	char *p = s->p, *e = s->end;
+	int digits = 0, exp = 0;
+
+	*integer = 1;
+	*v = NAN;
+	if (p < e && *p == '-')
+		p++;
+	if (p < e && *p == '0') {
+		p++;
+		digits = 1;
+	} else {
+		for (; p < e && *p >= '0' && *p <= '9'; p++)
+			digits++;
+	}
+	if (!digits || digits > 300)
+		return -1;
+	if (*integer && digits > 18 && !(p < e && (*p == '.' || *p == 'e' || *p == 'E')))
+		return -1;       /* integers jansson cannot hold are jansson's to refuse */
+	if (p < e && *p == '.') {
+		*integer = 0;
+		digits = 0;
+		for (p++; p < e && *p >= '0' && *p <= '9'; p++)
+			digits++;
+		if (!digits)
+			return -1;
+	}
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		*integer = 0;
+		exp = 1;
+		p++;
+		if (p < e && (*p == '+' || *p == '-'))
+			p++;
+		digits = 0;
+		for (; p < e && *p >= '0' && *p <= '9'; p++)
+			digits++;
+		if (!digits)
+			return -1;
+	}
+	if (p >= e)
+		return -1;       /* a value is always followed by ',', '}' or ']' in a record */
+	*text = s->p;
+	if (exp) {
+		char save = *p;
+
+		*p = '\0';
+		*v = strtod(s->p, NULL);
+		*p = save;
+		if (!isfinite(*v))
+			return -1;
+	}
+	s->p = p;
+	return 0;
+}
+
+static int literal(struct scan *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(s->end - s->p) < n || memcmp(s->p, word, n))
+		return -1;
+	s->p += n;
+	return 0;
+}
+
+static int value(struct scan *s, const char *key);
+
+/* a cheap fingerprint of a key: most comparisons end on it, not in strcmp */
+static unsigned key_hash(const char *k)
+{
+	unsigned h = 5381;
+
+	for (; *k; k++)
+		h = h * 33 + (unsigned char)*k;
+	return h;
+}
+
+/* records a field of the record (depth 1) or of an object in it (depth 2) */
+static void add(struct scan *s, const char *key, char type, const char *str, double num)
+{
+	struct rv *r = s->r;
+	struct rv_field *f;
+
+	if (!key || s->in_array || s->depth > 2)
+		return;
+	if (r->n == RV_MAX_FIELDS) {
+		r->overflow = 1;
+		return;
+	}
+	f = &r->f[r->n++];
+	f->parent = s->depth == 2 ? s->parent : NULL;
+	f->key = key;
+	f->hash = key_hash(key);
+	f->type = type;
+	f->str = str;
+	f->num = num;
+}
+
+static int object(struct scan *s, const char *key)
+{
+	const char *parent = s->parent;
+
+	/* duplicate keys are checked where fields are recorded; deeper objects are jansson's */
+	if (s->in_array || s->depth > 1)
+		return -1;
+	add(s, key, 'o', NULL, 0);
+	if (++s->depth > MAX_DEPTH)
+		return -1;
+	if (s->depth == 2)
+		s->parent = key;
+	s->p++;
+	ws(s);
+	if (s->p < s->end && *s->p == '}') {
+		s->p++;
+		goto done;
+	}
+	for (;;) {
+		char *k;
+
+		ws(s);
+		if (string(s, &k))
+			return -1;
+		/* jansson rejects duplicate keys (JSON_REJECT_DUPLICATES): let it say so */
+		unsigned h = key_hash(k);
+
+		for (int i = 0; i < s->r->n; i++)
+			if (s->r->f[i].hash == h && s->r->f[i].parent == (s->depth == 2 ? s->parent : NULL) &&
+			    !strcmp(s->r->f[i].key, k))
+				return -1;
+		ws(s);
+		if (s->p >= s->end || *s->p != ':')
+			return -1;
+		s->p++;
+		ws(s);
+		if (value(s, k))
+			return -1;
+		ws(s);
+		if (s->p < s->end && *s->p == ',') {
+			s->p++;
+			continue;
+		}
+		if (s->p < s->end && *s->p == '}') {
+			s->p++;
+			break;
+		}
+		return -1;
+	}
+done:
+	s->depth--;
+	s->parent = parent;
+	return 0;
+}
+
+static int array(struct scan *s, const char *key)
+{
+	add(s, key, 'a', NULL, 0);
+	if (++s->depth > MAX_DEPTH)
+		return -1;
+	s->in_array++;
+	s->p++;
+	ws(s);
+	if (s->p < s->end && *s->p == ']') {
+		s->p++;
+		goto done;
+	}
+	for (;;) {
+		ws(s);
+		if (value(s, NULL))
+			return -1;
+		ws(s);
+		if (s->p < s->end && *s->p == ',') {
+			s->p++;
+			continue;
+		}
+		if (s->p < s->end && *s->p == ']') {
+			s->p++;
+			break;
+		}
+		return -1;
+	}
+done:
+	s->in_array--;
+	s->depth--;
+	return 0;
+}
+
+/* a value; key is its name in the enclosing object (NULL in arrays) */
+static int value(struct scan *s, const char *key)
+{
+	double v;
+	int integer;
+	char *str;
+
+	if (s->p >= s->end)
+		return -1;
+	switch (*s->p) {
+	case '{':
+		return object(s, key);
+	case '[':
+		return array(s, key);
+	case '"':
+		if (string(s, &str))
+			return -1;
+		add(s, key, 's', str, 0);
+		return 0;
+	case 't':
+		if (literal(s, "true"))
+			return -1;
+		add(s, key, 'b', NULL, 1);
+		return 0;
+	case 'f':
+		if (literal(s, "false"))
+			return -1;
+		add(s, key, 'b', NULL, 0);
+		return 0;
+	case 'n':
+		if (literal(s, "null"))
+			return -1;
+		add(s, key, 'z', NULL, 0);
+		return 0;
+	default:
+		if (number(s, &str, &v, &integer))
+			return -1;
+		add(s, key, integer ? 'i' : 'r', str, v);
+		return 0;
+	}
+}
+
+int rv_scan(char *line, size_t len, struct rv *r)
+{
+	struct scan s = { .p = line, .end = line + len, .r = r };
+
+	r->n = 0;
+	r->overflow = 0;
+	ws(&s);
+	if (s.p >= s.end || *s.p != '{' || object(&s, NULL))
+		return -1;
+	ws(&s);
+	/* a record with more fields than the view holds is read by jansson */
+	if (s.p != s.end || r->overflow)
+		return -1;
+	/* the delimiters are read: now numbers can end in place for rv_num */
+	for (int i = 0; i < r->n; i++) {
+		struct rv_field *f = &r->f[i];
+		char *q = (char *)f->str;
+
+		if ((f->type != 'i' && f->type != 'r') || !q)
+			continue;
+		while (*q == '-' || *q == '.' || *q == 'e' || *q == 'E' || *q == '+' || (*q >= '0' && *q <= '9'))
+			q++;
+		*q = '\0';
+	}
+	return 0;
+}
+
+/* the same view of a record jansson has read (rare: lines the scanner left to it) */
+int rv_from_json(const json_t *rec, struct rv *r)
+{
+	const char *k, *k2;
+	json_t *v, *v2;
+
+	r->n = 0;
+	r->overflow = 0;
+	/* past RV_MAX_FIELDS the rest of a record is not seen (no metric lives there) */
+	json_object_foreach((json_t *)rec, k, v) {
+		if (r->n == RV_MAX_FIELDS)
+			return 0;
+		struct rv_field *f = &r->f[r->n++];
+
+		f->parent = NULL;
+		f->key = k;
+		f->hash = key_hash(k);
+		f->str = json_string_value(v);      /* NULL for numbers: num holds them */
+		f->num = json_is_number(v) ? json_number_value(v) : json_is_true(v);
+		f->type = json_is_object(v) ? 'o' : json_is_array(v) ? 'a' : json_is_string(v) ? 's' :
+			  json_is_integer(v) ? 'i' : json_is_real(v) ? 'r' : json_is_boolean(v) ? 'b' : 'z';
+		if (!json_is_object(v))
+			continue;
+		json_object_foreach(v, k2, v2) {
+			if (r->n == RV_MAX_FIELDS)
+				return 0;
+			f = &r->f[r->n++];
+			f->parent = k;
+			f->key = k2;
+			f->hash = key_hash(k2);
+			f->str = json_string_value(v2);
+			f->num = json_is_number(v2) ? json_number_value(v2) : 0;
+			f->type = json_is_object(v2) ? 'o' : json_is_array(v2) ? 'a' : json_is_string(v2) ? 's' :
+				  json_is_integer(v2) ? 'i' : json_is_real(v2) ? 'r' : json_is_boolean(v2) ? 'b' : 'z';
+		}
+	}
+	return 0;
+}
+
+static const struct rv_field *find(const struct rv *r, const char *parent, const char *key)
+{
+	unsigned h = key_hash(key);
+
+	for (int i = 0; i < r->n; i++) {
+		const struct rv_field *f = &r->f[i];
+
+		if (f->hash != h || strcmp(f->key, key))
+			continue;
+		if (parent ? f->parent && !strcmp(f->parent, parent) : !f->parent)
+			return f;
+	}
+	return NULL;
+}
+
+const char *rv_str(const struct rv *r, const char *key)
+{
+	const struct rv_field *f = find(r, NULL, key);
+
+	return f && f->type == 's' ? f->str : NULL;
+}
+
+int rv_num(const struct rv *r, const char *parent, const char *key, double *v)
+{
+	const struct rv_field *f = find(r, parent, key);
+
+	if (!f || (f->type != 'i' && f->type != 'r'))
+		return -1;
+	*v = f->str && isnan(f->num) ? strtod(f->str, NULL) : f->num;
+	return 0;
+}
+
+int rv_has(const struct rv *r, const char *key)
+{
+	return find(r, NULL, key) != NULL;
+}

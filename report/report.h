@@ -1,0 +1,284 @@
+#ifndef CCDIAG_REPORT_H
+#define CCDIAG_REPORT_H
+
+/*
+ * ccreport's engine: profiles (profile.c), the streaming results reader
+ * (load.c), per-criterion aggregation and verdicts (eval.c), cross-node
+ * consistency (consistency.c), baseline comparison (baseline.c) and the
+ * summary document (summary.c). It links no MPI, CUDA, NCCL or verbs.
+ * docs/report.md is the contract of the summary document; docs/profiles.md
+ * the profile format.
+ */
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <time.h>
+
+#define RPT_VERSION "0.1.0"
+
+struct rv;
+
+/* exit codes of ccreport (README.md, --help) */
+enum rpt_exit {
+	RPT_EXIT_PASS = 0,        /* pass, warnings allowed */
+	RPT_EXIT_FAIL = 1,        /* a criterion failed, or a regression against the baseline */
+	RPT_EXIT_USAGE = 2,       /* bad command line, unreadable or malformed input or profile */
+	RPT_EXIT_OUTPUT = 3,      /* the outputs could not be written */
+	RPT_EXIT_INCOMPLETE = 4,  /* a required criterion could not be judged */
+};
+
+/* worst last: the overall verdict is the maximum */
+enum rpt_verdict { V_PASS, V_WARN, V_INCOMPLETE, V_FAIL };
+
+enum rpt_scope { SC_GPU, SC_GPU_PAIR, SC_NIC, SC_RAIL_PAIR, SC_LINK, SC_NODE, SC_CLUSTER, SC_N };
+
+const char *rpt_verdict_name(int v);
+const char *rpt_scope_name(int s);
+
+/* ---- small string -> index hash table (htab.c) ---- */
+struct htab {
+	char **keys;      /* owned copies; NULL = empty slot */
+	int *vals;
+	size_t cap, n;
+};
+/* index stored under key, or -1 */
+int htab_get(const struct htab *h, const char *key);
+/* stores key -> val (replacing); returns 0, or -1 when out of memory */
+int htab_put(struct htab *h, const char *key, int val);
+/* the table's own copy of key (stable until htab_free), or NULL */
+const char *htab_key(const struct htab *h, const char *key);
+void htab_free(struct htab *h);
+
+/* ---- profiles (profile.c) ---- */
+#define SIZE_PLATEAU (-1LL)
+#define SIZE_ANY (-2LL)
+#define PLATEAU_SIZES 3   /* the plateau: the largest sizes measured (docs/profiles.md) */
+
+struct criterion {
+	char *id;                /* from [criterion ID] */
+	char *title;
+	char *probe;             /* probe name, or NULL for a collective */
+	char *collective;        /* collective name, or NULL for a probe */
+	char *backend;           /* collectives: mpi, nccl; NULL = any */
+	char *test, *dtype, *op; /* NULL = any */
+	int min_nodes, max_nodes;  /* collectives: job size selected; 0 = any */
+	char *metric;            /* field path as written, e.g. "lat_us.p99" */
+	char *path[3];           /* its components */
+	int npath;
+	const char *unit;        /* "GB/s", "Gb/s", "us", "%", "count" */
+	const char *spread_of;   /* stats object whose cv is the spread, or NULL */
+	int scope;               /* enum rpt_scope */
+	long long size;          /* bytes, SIZE_PLATEAU or SIZE_ANY */
+	int ge;                  /* 1: value >= bound passes; 0: value <= bound */
+	double bound;            /* absolute bound in the metric's unit (when relative == 0) */
+	double relative;         /* > 0: the bound is this fraction of the record's rate_GBps */
+	char *bound_text;        /* as written, for the report */
+	int fail;                /* severity: 1 fail, 0 warn */
+	int repeat_best;         /* repeats of one size and direction: 1 the best, 0 the worst */
+	int required;
+	double outlier_tol;      /* fraction below the peers' median that is flagged; < 0 off */
+	int line;                /* profile line of the section's first key, for messages */
+	int bound_line;
+};
+
+struct profile {
+	char *name, *path, *description;
+	char *gpu_model;
+	int gpus_per_node, nics_per_node;
+	double nic_rate_gbps;
+	double outlier_tol;      /* default for criteria: fraction */
+	double baseline_tol;     /* fraction */
+	int consistency_fail;    /* version mismatch: 1 fail, 0 warn */
+	struct criterion *crit;
+	int ncrit;
+};
+
+/*
+ * Parses the profile at path. Returns 0, or -1 with "path:line: what is
+ * wrong" (or "path: what") in err. On error *p is freed.
+ */
+int profile_load(struct profile *p, const char *path, char *err, size_t len);
+/* the same from a string (fuzzing, tests); name is used in messages */
+int profile_parse_string(struct profile *p, const char *text, const char *name,
+			 char *err, size_t len);
+/*
+ * Finds a profile: an existing path, else NAME.ini in $CCREPORT_PROFILES,
+ * ./profiles, the folder beside the executable's ../profiles and the
+ * installed share folder. Returns a malloc'd path or NULL.
+ */
+char *profile_find(const char *arg, const char *argv0);
+void profile_free(struct profile *p);
+/* parses "8", "64K", "4M", "1G" (powers of 1024); -1 on error */
+int rpt_parse_size(const char *s, long long *out);
+
+/* ---- the results reader (load.c) ---- */
+struct input_info {
+	char *path;
+	char *run_id, *start_utc;
+	long records;
+	char end[16];            /* complete, timeout, interrupted, missing */
+	json_t *header;          /* the run record (owned) */
+};
+
+/* where the reader sends records */
+struct results_sink {
+	int (*record)(json_t *rec, long line, void *ctx);             /* run, skip, end, ...: read by jansson */
+	int (*measurement)(const struct rv *r, long line, void *ctx); /* measurements; NULL: to record */
+	void *ctx;
+};
+
+/*
+ * Reads one results file line by line: checks the header (schema 1), then
+ * sends every record, the header first, to the sink. Measurements are read
+ * by the scanner of record.c, the rest (and whatever the scanner leaves) by
+ * jansson. A sink function returns 0, or -1 to stop with a message it left
+ * in err. Returns 0, or -1 with "path:line: what is wrong" in err.
+ */
+int results_read(const char *path, struct input_info *in, const struct results_sink *sink,
+		 char *err, size_t len);
+/* the same over a memory buffer (fuzzing) */
+int results_read_mem(const char *buf, size_t size, const char *name, struct input_info *in,
+		     const struct results_sink *sink, char *err, size_t len);
+void input_info_free(struct input_info *in);
+/*
+ * Expands the command line's inputs: files as given, folders to their
+ * *.jsonl files in name order. Returns the count, or -1 with a message.
+ */
+int results_expand(char **args, int nargs, char ***paths, char *err, size_t len);
+
+/* ---- a flat view of a measurement record (record.c) ---- */
+#define RV_MAX_FIELDS 96
+struct rv_field {
+	const char *parent;      /* NULL: a field of the record; else the key of the object holding it */
+	const char *key;
+	unsigned hash;           /* of key */
+	char type;               /* s string, i integer, r real, b boolean, z null, o object, a array */
+	const char *str;         /* strings; numbers as written, converted by rv_num */
+	double num;              /* numbers already converted (NaN: convert str), booleans */
+};
+struct rv {
+	int n, overflow;
+	struct rv_field f[RV_MAX_FIELDS];
+};
+/*
+ * Scans one line (modified in place: strings are NUL-terminated there).
+ * Returns 0, or -1 when the line is not plain JSON this scanner reads: then
+ * jansson must read the (unmodified) line and decide.
+ */
+int rv_scan(char *line, size_t len, struct rv *r);
+/* the same view of a record read by jansson; valid while rec lives */
+int rv_from_json(const json_t *rec, struct rv *r);
+/* a string field of the record, or NULL */
+const char *rv_str(const struct rv *r, const char *key);
+/* a number: field key of the record (parent NULL) or of its object parent; 0 or -1 */
+int rv_num(const struct rv *r, const char *parent, const char *key, double *v);
+int rv_has(const struct rv *r, const char *key);
+
+/* ---- evaluation (eval.c) ---- */
+struct pt {                      /* the worst (or best) value seen at one size and direction */
+	long long bytes;         /* 0 for criteria of any size */
+	int dir;                 /* 1: measured from the later name to the earlier */
+	double judged;           /* the value compared: value, or value / rate */
+	double value;            /* in the metric's unit */
+	double rate;             /* the record's rate in the metric's unit; 0 = none */
+	double spread;           /* % */
+};
+
+struct elem {
+	const char *name;        /* the element table's key */
+	const char *host;        /* the eval's host name, "" when none */
+	int n, cap;              /* points used, allocated: 1, or PLATEAU_SIZES at the plateau */
+	struct pt *pt;
+	long records;
+	long norate;             /* records without rate_GBps under a relative bound */
+};
+
+struct crit_state {
+	const struct criterion *c;
+	struct eval *e;
+	struct htab idx;
+	struct elem *el;
+	int nel, capel;
+	long records, nometric, skips, errors, scope_mismatch;
+	char *skip_reason, *error_msg;
+	/* results of eval_finish */
+	int verdict;
+	char *reason;
+	int worst;               /* element with the worst value, or -1 */
+	struct pt worst_pt;
+	json_t *failures, *values;
+	long values_total;       /* elements judged; values holds at most VALUES_MAX of them */
+};
+#define VALUES_MAX 10000         /* per criterion in summary.json: the worst first beyond it */
+
+struct eval {
+	const struct profile *p;
+	struct crit_state *cs;
+	int ncs;
+	/* cluster */
+	struct htab hosts;
+	char **host_names;
+	int nhosts, caphosts;
+	long ranks;
+	/* inputs */
+	struct input_info *in;
+	int nin;
+	/* collected on the way */
+	json_t *series;          /* collective curves: key -> {name, backend, dtype, op, nodes, points} */
+	json_t *diagnoses;       /* netpair node/link verdicts other than ok */
+	json_t *timeouts;        /* one line each */
+	json_t *versions;        /* key -> value -> [hosts] (consistency.c) */
+	struct htab vseen;       /* key, value, host noted */
+	json_t *outliers;        /* filled by eval_finish */
+	/* netpair matrix: one-way pass-1 bandwidth, Gb/s, row = sender */
+	float *np;
+	int npn;
+};
+
+int eval_init(struct eval *e, const struct profile *p);
+/* feeds one record (the header included); returns 0 or -1 with err */
+int eval_record(struct eval *e, json_t *rec, long line, char *err, size_t len);
+/* feeds one measurement */
+int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len);
+/* judges every criterion; call once after all inputs */
+void eval_finish(struct eval *e);
+void eval_free(struct eval *e);
+/*
+ * Reads every input path into e (which must be initialised). Returns 0, or
+ * -1 with "path:line: what" in err.
+ */
+int eval_read_inputs(struct eval *e, char **paths, int npaths, char *err, size_t len);
+/* the value judged for an element (docs/profiles.md, aggregation) */
+void elem_value(const struct criterion *c, const struct elem *el, struct pt *out);
+
+/* ---- consistency (consistency.c) ---- */
+/* notes that host has value for key (once per key, value and host: seen remembers) */
+void consistency_note(json_t *versions, struct htab *seen, const char *key, const char *value,
+		      const char *host);
+/* [{key, values: [{value, hosts}]}] for the keys whose hosts disagree */
+json_t *consistency_diff(json_t *versions);
+
+/* ---- baseline (baseline.c) ---- */
+/*
+ * Loads an earlier run (results files or folder, or an earlier summary.json)
+ * and compares every criterion's value per element with e. Returns the
+ * "baseline" object of the summary, or NULL with a message in err.
+ */
+json_t *baseline_compare(const struct eval *e, const char *old, double tol,
+			 char *err, size_t len);
+
+/* ---- the summary document (summary.c) ---- */
+struct summary_opts {
+	const char *profile_path;
+	const char *baseline;    /* NULL = none */
+	double baseline_tol;
+	time_t now;
+};
+/* builds the summary document (docs/report.md); NULL with err on failure */
+json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, size_t len);
+/* charts.collectives of the summary from eval.series (with spread_pct per point) */
+json_t *summary_series(const json_t *series);
+/* prints the terminal summary: verdict first, then the worst problems */
+void summary_print(const json_t *s, FILE *f, int max_problems);
+
+#endif

@@ -1,0 +1,409 @@
+/*
+ * report/summary.c: the summary document (docs/report.md), the one thing
+ * ccreport decides; every other output renders it. Also the terminal summary.
+ */
+#include "report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NETPAIR_MAX_HOSTS 256   /* larger matrices stay out of the document (a heatmap would be unreadable) */
+#define FAILURES_LISTED 3       /* problems named per criterion; the rest are in its failures */
+#define LISTED 20               /* problems of one kind (regressions, outliers...); the rest counted */
+
+static void problem(json_t *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(json_t *a, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) >= 0) {
+		json_array_append_new(a, json_string(s));
+		free(s);
+	}
+	va_end(ap);
+}
+
+/* true while a kind of problem may still be listed; adds "and N more" once, at the end */
+static int listed(json_t *pr, size_t i, size_t n, const char *what)
+{
+	if (i < LISTED)
+		return 1;
+	if (i == LISTED)
+		problem(pr, "... and %zu more %s (summary.json)", n - LISTED, what);
+	return 0;
+}
+
+static const char *size_name(long long size, char *buf, size_t len)
+{
+	if (size == SIZE_PLATEAU)
+		return "plateau";
+	if (size == SIZE_ANY)
+		return "any";
+	snprintf(buf, len, "%lld", size);
+	return buf;
+}
+
+static json_t *criterion_json(const struct crit_state *s)
+{
+	const struct criterion *c = s->c;
+	json_t *j, *bound, *worst = json_null();
+	char buf[32];
+
+	if (c->relative > 0)
+		bound = json_pack("{s:s, s:f, s:s, s:f, s:s}", "op", c->ge ? ">=" : "<=",
+				  "value", c->relative, "unit", "of rate", "relative", c->relative,
+				  "basis", "fraction of each element's rate_GBps as the run reported it");
+	else
+		bound = json_pack("{s:s, s:f, s:s, s:n, s:s}", "op", c->ge ? ">=" : "<=",
+				  "value", c->bound, "unit", c->unit, "relative", "basis", "absolute");
+	if (s->worst >= 0)
+		worst = json_pack("{s:s, s:s, s:f, s:s}", "element", s->el[s->worst].name,
+				  "host", s->el[s->worst].host, "value", s->worst_pt.value, "unit", c->unit);
+	j = json_pack("{s:s, s:s?, s:s, s:s?, s:s?, s:s?, s:s?, s:s, s:s, s:s, s:s, s:s, s:b, s:o}",
+		      "id", c->id, "title", c->title, "kind", c->probe ? "probe" : "collective",
+		      "probe", c->probe ? c->probe : c->collective, "test", c->test,
+		      "backend", c->backend, "dtype", c->dtype, "op", c->op ?: "",
+		      "metric", c->metric, "unit", c->unit, "scope", rpt_scope_name(c->scope),
+		      "severity", c->fail ? "fail" : "warn", "required", c->required, "bound", bound);
+	if (!c->op)
+		json_object_del(j, "op");
+	json_object_set_new(j, "size", c->size >= 0 ? json_integer(c->size) :
+			    json_string(size_name(c->size, buf, sizeof(buf))));
+	json_object_set_new(j, "verdict", json_string(rpt_verdict_name(s->verdict)));
+	json_object_set_new(j, "reason", json_string(s->reason ? s->reason : ""));
+	json_object_set_new(j, "elements", json_integer(s->values_total));
+	json_object_set_new(j, "records", json_integer(s->records));
+	json_object_set_new(j, "worst", worst);
+	json_object_set(j, "failures", s->failures);
+	json_object_set(j, "values", s->values);
+	return j;
+}
+
+static json_t *input_json(const struct input_info *in)
+{
+	json_t *hosts = json_array(), *h;
+	size_t i;
+
+	json_array_foreach(json_object_get(in->header, "hosts"), i, h)
+		if (json_is_string(json_object_get(h, "name")))
+			json_array_append(hosts, json_object_get(h, "name"));
+	return json_pack("{s:s, s:s, s:s, s:I, s:s, s:o, s:I, s:O?}", "path", in->path,
+			 "run_id", in->run_id ?: "", "start_utc", in->start_utc ?: "",
+			 "records", (json_int_t)in->records, "end", in->end, "hosts", hosts, "ranks",
+			 json_integer_value(json_object_get(in->header, "world_size")),
+			 "features", json_object_get(in->header, "features"));
+}
+
+static int cmp_point(const void *a, const void *b)
+{
+	double x = json_number_value(json_array_get(*(json_t *const *)a, 0));
+	double y = json_number_value(json_array_get(*(json_t *const *)b, 0));
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The collective curves of summary.json: one point [bytes, busbw_GBps] per
+ * size, in size order (a repeated size keeps its lowest busbw), and beside
+ * them spread_pct, the spread of each point's time (time_us.cv, %).
+ */
+json_t *summary_series(const json_t *series)
+{
+	json_t *out = json_array(), *s;
+	const char *key;
+
+	json_object_foreach((json_t *)series, key, s) {
+		json_t *pts = json_object_get(s, "points"), *n = json_deep_copy(s);
+		json_t *np = json_array(), *sp = json_array();
+		size_t cnt = json_array_size(pts);
+		json_t **v = malloc((cnt ? cnt : 1) * sizeof(*v));
+
+		if (!v || !n || !np || !sp)
+			break;
+		for (size_t i = 0; i < cnt; i++)
+			v[i] = json_array_get(pts, i);
+		qsort(v, cnt, sizeof(*v), cmp_point);
+		for (size_t i = 0; i < cnt; i++) {
+			size_t last = json_array_size(np) - 1;
+			json_t *lp = json_array_get(np, last);
+
+			if (lp && json_equal(json_array_get(lp, 0), json_array_get(v[i], 0))) {
+				if (json_number_value(json_array_get(v[i], 1)) <
+				    json_number_value(json_array_get(lp, 1))) {
+					json_array_set(lp, 1, json_array_get(v[i], 1));
+					json_array_set(sp, last, json_array_get(v[i], 2));
+				}
+				continue;
+			}
+			json_array_append_new(np, json_pack("[O, O]", json_array_get(v[i], 0),
+							    json_array_get(v[i], 1)));
+			json_array_append(sp, json_array_get(v[i], 2));
+		}
+		free(v);
+		json_object_set_new(n, "points", np);
+		json_object_set_new(n, "spread_pct", sp);
+		json_array_append_new(out, n);
+	}
+	return out;
+}
+
+static json_t *netpair_json(const struct eval *e)
+{
+	json_t *hosts, *m;
+	int any = 0;
+
+	if (!e->np || e->nhosts > NETPAIR_MAX_HOSTS)
+		return json_null();
+	hosts = json_array();
+	m = json_array();
+	for (int i = 0; i < e->nhosts; i++) {
+		json_t *row = json_array();
+
+		json_array_append_new(hosts, json_string(e->host_names[i]));
+		for (int k = 0; k < e->nhosts; k++) {
+			float v = e->np[(size_t)i * e->npn + k];
+
+			any |= !isnan(v);
+			json_array_append_new(row, isnan(v) ? json_null() : json_real(v));
+		}
+		json_array_append_new(m, row);
+	}
+	if (!any) {
+		json_decref(hosts);
+		json_decref(m);
+		return json_null();
+	}
+	return json_pack("{s:o, s:s, s:o}", "hosts", hosts, "unit", "Gb/s", "matrix", m);
+}
+
+static void criterion_problems(const struct crit_state *s, int verdict, json_t *pr)
+{
+	const struct criterion *c = s->c;
+	size_t i, n = json_array_size(s->failures);
+	json_t *f;
+
+	if (s->verdict != verdict)
+		return;
+	if (verdict == V_INCOMPLETE && !c->required) {
+		problem(pr, "NOT JUDGED (optional) %s: %s", c->id, s->reason ?: "");
+		return;
+	}
+	if (!n || verdict == V_INCOMPLETE) {
+		problem(pr, "%s %s: %s", verdict == V_INCOMPLETE ? "INCOMPLETE" :
+			verdict == V_FAIL ? "FAIL" : "WARN", c->id, s->reason ?: "");
+		return;
+	}
+	json_array_foreach(s->failures, i, f) {
+		const json_t *sh = json_object_get(f, "shortfall_pct");
+
+		if (i == FAILURES_LISTED) {
+			problem(pr, "%s %s: and %zu more %ss %s the bound", verdict == V_FAIL ? "FAIL" : "WARN",
+				c->id, n - i, rpt_scope_name(c->scope), c->ge ? "below" : "above");
+			break;
+		}
+		char tail[48] = "";
+
+		if (json_is_number(sh))
+			snprintf(tail, sizeof(tail), " (short by %.1f%%)", json_number_value(sh));
+		problem(pr, "%s %s: %s %s %.4g %s, bound %s %.4g %s%s",
+			verdict == V_FAIL ? "FAIL" : "WARN", c->id,
+			json_string_value(json_object_get(f, "element")), c->metric,
+			json_number_value(json_object_get(f, "value")), c->unit, c->ge ? ">=" : "<=",
+			json_number_value(json_object_get(f, "bound")), c->unit, tail);
+	}
+}
+
+/* what the inventories found against the profile's hardware: [{key, expected, found, hosts}] */
+static json_t *hardware_check(const struct eval *e)
+{
+	const struct profile *p = e->p;
+	json_t *out = json_array(), *hosts;
+	const char *found;
+	char want[16];
+
+	json_object_foreach(json_object_get(e->versions, "gpu_model"), found, hosts)
+		if (p->gpu_model && !strcasestr(found, p->gpu_model))
+			json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:O}", "key", "gpu_model",
+				"expected", p->gpu_model, "found", found, "hosts", hosts));
+	snprintf(want, sizeof(want), "%d", p->gpus_per_node);
+	json_object_foreach(json_object_get(e->versions, "gpu_count"), found, hosts)
+		if (p->gpus_per_node && strcmp(found, want))
+			json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:O}", "key", "gpu_count",
+				"expected", want, "found", found, "hosts", hosts));
+	return out;
+}
+
+json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, size_t len)
+{
+	const struct profile *p = e->p;
+	json_t *s, *crit = json_array(), *inputs = json_array(), *hosts = json_array();
+	json_t *pr = json_array(), *cons, *base = json_null(), *v, *hw;
+	int verdict = V_PASS, unfinished = 0;
+	char when[32];
+	size_t i;
+
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime(&o->now));
+	for (int i = 0; i < e->ncs; i++) {
+		const struct crit_state *cs = &e->cs[i];
+
+		json_array_append_new(crit, criterion_json(cs));
+		if (cs->c->required || cs->verdict != V_INCOMPLETE)
+			verdict = cs->verdict > verdict ? cs->verdict : verdict;
+	}
+	for (int i = 0; i < e->nin; i++) {
+		json_array_append_new(inputs, input_json(&e->in[i]));
+		unfinished += strcmp(e->in[i].end, "complete") != 0;
+	}
+	for (int i = 0; i < e->nhosts; i++)
+		json_array_append_new(hosts, json_string(e->host_names[i]));
+	if (unfinished && verdict < V_INCOMPLETE)
+		verdict = V_INCOMPLETE;
+	cons = consistency_diff(e->versions);
+	if (json_array_size(cons))
+		verdict = p->consistency_fail ? V_FAIL : verdict > V_WARN ? verdict : V_WARN;
+	hw = hardware_check(e);
+	if (json_array_size(hw))
+		verdict = V_FAIL;
+	if (o->baseline) {
+		base = baseline_compare(e, o->baseline, o->baseline_tol, err, len);
+		if (!base)
+			goto fail;
+		if (json_array_size(json_object_get(base, "regressions")))
+			verdict = V_FAIL;
+	}
+
+	/* problems, worst first: failures, regressions, mismatches, then what could not be judged */
+	for (int i = 0; i < e->ncs; i++)
+		criterion_problems(&e->cs[i], V_FAIL, pr);
+	json_array_foreach(e->diagnoses, i, v)
+		if (listed(pr, i, json_array_size(e->diagnoses), "diagnoses"))
+			problem(pr, "%s diagnosis: %s %s %s%s%s", json_string_value(json_object_get(v, "probe")) ?: "",
+				json_string_value(json_object_get(v, "subject")),
+				json_string_value(json_object_get(v, "element")),
+				json_string_value(json_object_get(v, "verdict")),
+				json_is_string(json_object_get(v, "evidence")) ? ": " : "",
+				json_string_value(json_object_get(v, "evidence")) ?: "");
+	json_array_foreach(hw, i, v)
+		problem(pr, "FAIL hardware: %s '%s' on %s%s, the profile expects %s",
+			json_string_value(json_object_get(v, "key")), json_string_value(json_object_get(v, "found")),
+			json_string_value(json_array_get(json_object_get(v, "hosts"), 0)),
+			json_array_size(json_object_get(v, "hosts")) > 1 ? " and others" : "",
+			json_string_value(json_object_get(v, "expected")));
+	json_array_foreach(json_object_get(base, "regressions"), i, v)
+		if (listed(pr, i, json_array_size(json_object_get(base, "regressions")), "regressions"))
+			problem(pr, "REGRESSION %s: %s %.4g -> %.4g %s (%+.1f%%, spread %.1f%%)",
+				json_string_value(json_object_get(v, "metric")),
+				json_string_value(json_object_get(v, "element")),
+				json_number_value(json_object_get(v, "old")), json_number_value(json_object_get(v, "new")),
+				json_string_value(json_object_get(v, "unit")),
+				json_number_value(json_object_get(v, "change_pct")),
+				json_number_value(json_object_get(v, "spread_pct")));
+	json_array_foreach(cons, i, v) {
+		json_t *val;
+		size_t k;
+		char *line = NULL, *t;
+
+		json_array_foreach(json_object_get(v, "values"), k, val) {
+			json_t *h = json_object_get(val, "hosts");
+
+			if (asprintf(&t, "%s%s'%s' on %s%s", line ?: "", line ? ", " : "",
+				     json_string_value(json_object_get(val, "value")),
+				     json_string_value(json_array_get(h, 0)),
+				     json_array_size(h) > 1 ? " and others" : "") < 0)
+				break;
+			free(line);
+			line = t;
+		}
+		problem(pr, "%s versions differ: %s: %s", p->consistency_fail ? "FAIL" : "WARN",
+			json_string_value(json_object_get(v, "key")), line ?: "");
+		free(line);
+	}
+	for (int i = 0; i < e->nin; i++)
+		if (strcmp(e->in[i].end, "complete"))
+			problem(pr, "INCOMPLETE %s: the run did not finish (end: %s)", e->in[i].path, e->in[i].end);
+	json_array_foreach(e->timeouts, i, v)
+		if (listed(pr, i, json_array_size(e->timeouts), "timeouts"))
+			problem(pr, "INCOMPLETE timeout during %s", json_string_value(v));
+	for (int i = 0; i < e->ncs; i++)
+		if (e->cs[i].c->required)
+			criterion_problems(&e->cs[i], V_INCOMPLETE, pr);
+	for (int i = 0; i < e->ncs; i++)
+		criterion_problems(&e->cs[i], V_WARN, pr);
+	json_array_foreach(e->outliers, i, v)
+		if (listed(pr, i, json_array_size(e->outliers), "outliers"))
+			problem(pr, "OUTLIER %s: %s %.4g %s, %.1f%% worse than the median of its peers (%.4g)",
+				json_string_value(json_object_get(v, "criterion")),
+				json_string_value(json_object_get(v, "element")),
+				json_number_value(json_object_get(v, "value")),
+				json_string_value(json_object_get(v, "unit")),
+				json_number_value(json_object_get(v, "below_pct")),
+				json_number_value(json_object_get(v, "peer_median")));
+	for (int i = 0; i < e->ncs; i++)
+		if (!e->cs[i].c->required)
+			criterion_problems(&e->cs[i], V_INCOMPLETE, pr);
+
+	s = json_pack("{s:i, s:s, s:s, s:s, s:i, s:s}", "schema", 1, "tool", "ccreport",
+		      "version", RPT_VERSION, "verdict", rpt_verdict_name(verdict), "exit_code",
+		      verdict == V_FAIL ? RPT_EXIT_FAIL : verdict == V_INCOMPLETE ? RPT_EXIT_INCOMPLETE : 0,
+		      "generated_utc", when);
+	json_object_set_new(s, "profile", json_pack("{s:s, s:s, s:s?, s:{s:s?, s:i, s:i, s:f}}",
+		"name", p->name, "path", o->profile_path, "description", p->description, "expected",
+		"gpu_model", p->gpu_model, "gpus_per_node", p->gpus_per_node, "nics_per_node",
+		p->nics_per_node, "nic_rate_gbps", p->nic_rate_gbps));
+	json_object_set_new(s, "inputs", inputs);
+	json_object_set_new(s, "cluster", json_pack("{s:i, s:I, s:o}", "nodes", e->nhosts,
+						    "ranks", (json_int_t)e->ranks, "hosts", hosts));
+	json_object_set_new(s, "criteria", crit);
+	json_object_set(s, "outliers", e->outliers);
+	json_object_set_new(s, "consistency", cons);
+	json_object_set_new(s, "hardware", hw);
+	json_object_set_new(s, "baseline", base);
+	json_object_set(s, "diagnoses", e->diagnoses);
+	json_object_set_new(s, "problems", pr);
+	json_object_set_new(s, "charts", json_pack("{s:o, s:o, s:[]}", "collectives",
+		summary_series(e->series), "netpair", netpair_json(e), "scaling"));
+	json_object_set_new(s, "estimate", json_null());
+	return s;
+fail:
+	json_decref(crit);
+	json_decref(inputs);
+	json_decref(hosts);
+	json_decref(pr);
+	json_decref(cons);
+	json_decref(hw);
+	return NULL;
+}
+
+void summary_print(const json_t *s, FILE *f, int max_problems)
+{
+	const char *v = json_string_value(json_object_get(s, "verdict"));
+	const json_t *pr = json_object_get(s, "problems"), *c;
+	int n[4] = { 0 };
+	size_t i;
+
+	json_array_foreach(json_object_get(s, "criteria"), i, c)
+		for (int k = V_PASS; k <= V_FAIL; k++)
+			n[k] += !strcmp(json_string_value(json_object_get(c, "verdict")), rpt_verdict_name(k));
+	fprintf(f, "ccreport: verdict %s (exit %d): profile %s, %lld node(s), %zu input(s)\n",
+		v ? v : "?", (int)json_integer_value(json_object_get(s, "exit_code")),
+		json_string_value(json_object_get(json_object_get(s, "profile"), "name")),
+		(long long)json_integer_value(json_object_get(json_object_get(s, "cluster"), "nodes")),
+		json_array_size(json_object_get(s, "inputs")));
+	fprintf(f, "ccreport: criteria: %d pass, %d warn, %d fail, %d incomplete\n",
+		n[V_PASS], n[V_WARN], n[V_FAIL], n[V_INCOMPLETE]);
+	json_array_foreach(pr, i, c) {
+		if ((int)i == max_problems) {
+			fprintf(f, "  ... and %zu more (summary.json, report.md)\n", json_array_size(pr) - i);
+			break;
+		}
+		/* strings from results may hold control characters: print them inert */
+		fputs("  ", f);
+		for (const char *q = json_string_value(c); *q; q++)
+			fputc((unsigned char)*q < 0x20 || *q == 0x7f ? '?' : *q, f);
+		fputc('\n', f);
+	}
+}

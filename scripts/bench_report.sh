@@ -1,0 +1,38 @@
+#!/bin/bash
+# scripts/bench_report.sh (make bench-report): ccreport's time and peak memory
+# on synthetic results of NODES x 8 GPUs (tests/report/gen_results.c; 1024
+# nodes = 1.34 million records: PCIe, NVLink, HBM, IB per rail, counters,
+# NCCL all_reduce and the node-pair matrix both ways), judged with the
+# h100-sxm-8x-ndr400 profile. Rows:
+#   full        the whole file
+#   twice       the same file given twice: twice the records, the same elements
+#   no-netpair  without the node-pair matrix (its N(N-1)/2 links are most elements)
+# Memory follows the elements judged (GPUs, pairs, links), not the records:
+# "twice" must not grow. Target: under 10 s for the full file.
+set -eu
+cd "$(dirname "$0")/.."
+NODES=${NODES:-1024}
+make -s build/ccreport build/tests/gen_results >/dev/null
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+build/tests/gen_results -n "$NODES" >"$tmp/full.jsonl"
+build/tests/gen_results -n "$NODES" nonetpair >"$tmp/nonet.jsonl"
+printf '%-11s %9s %8s %9s %9s %9s %9s %s\n' case records MB wall_s user_s sys_s peak_MB verdict
+run() {  # run NAME FILE...
+	local name=$1 recs=0 mb=0 f
+	shift
+	for f in "$@"; do
+		recs=$((recs + $(wc -l <"$f")))
+		mb=$((mb + $(stat -c %s "$f") / 1000000))
+	done
+	/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" \
+		build/ccreport -p h100-sxm-8x-ndr400 --no-render -q -o "$tmp/out-$name" "$@" || true
+	read -r wall user sys kb <"$tmp/time"
+	printf '%-11s %9d %8d %9s %9s %9s %9d %s\n' "$name" "$recs" "$mb" "$wall" "$user" "$sys" \
+		$((kb / 1024)) "$(jq -r .verdict "$tmp/out-$name/summary.json")"
+}
+run full "$tmp/full.jsonl"
+run twice "$tmp/full.jsonl" "$tmp/full.jsonl"
+run no-netpair "$tmp/nonet.jsonl"
+echo "(load average: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; wall time includes waiting for them)"

@@ -1,0 +1,166 @@
+#!/bin/bash
+# ccreport's golden cases. Each folder tests/report/cases/NAME holds the
+# inputs, `args` (ccreport's arguments, run inside the folder), `exit` (the
+# expected exit code) and either `expected.json` (summary.json without the
+# volatile fields: generated_utc, profile.path, version) or `stderr` (the one
+# line an input error must give). Synthetic GPU clusters are not stored: `gen`
+# (and `gen.baseline`) hold the arguments of tests/report/gen_results.c that
+# writes results.jsonl (baseline.jsonl) into a copy of the folder. REGEN=1 rewrites expected.json and stderr
+# from the current ccreport: review the diff before committing it.
+# CCREPORT=path tests another build (make asan runs build-asan/ccreport).
+source "$(dirname "$0")/../lib.sh"
+CCREPORT=$(realpath "${CCREPORT:-$T_ROOT/build/ccreport}")
+CASES=$T_ROOT/tests/report/cases
+GEN=${GEN:-$T_ROOT/build/tests/gen_results}
+STRIP='del(.generated_utc, .profile.path, .version)'
+export SOURCE_DATE_EPOCH=1796018400     # 2026-11-30T06:00:00Z: fixed generated_utc
+
+[ -x "$CCREPORT" ] || { t_fail "no $CCREPORT (make)"; t_done; exit; }
+
+golden() {  # golden CASE
+	local dir=$CASES/$1 run=$CASES/$1 out=$T_TMP/$1 rc want args gen
+	want=$(cat "$dir/exit")
+	read -r -a args <"$dir/args"
+	if [ -f "$dir/gen" ]; then
+		run=$T_TMP/case-$1
+		mkdir -p "$run"
+		cp -r "$dir"/. "$run"/
+		read -r -a gen <"$dir/gen"
+		if ! [ -x "$GEN" ] || ! "$GEN" "${gen[@]}" >"$run/results.jsonl"; then
+			t_fail "$1: cannot generate results with $GEN (make $GEN)"
+			return
+		fi
+		if [ -f "$dir/gen.baseline" ]; then
+			read -r -a gen <"$dir/gen.baseline"
+			"$GEN" "${gen[@]}" >"$run/baseline.jsonl"
+		fi
+	fi
+	(cd "$run" && "$CCREPORT" "${args[@]}" --no-render -q -o "$out") >"$out.stdout" 2>"$out.stderr"
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		t_fail "$1: exit $rc, want $want: $(head -c 300 "$out.stderr")"
+		return
+	fi
+	if [ "$want" -eq 2 ]; then
+		[ -n "${REGEN:-}" ] && head -1 "$out.stderr" >"$dir/stderr"
+		if [ "$(wc -l <"$out.stderr")" -ne 1 ] && [ "$1" != bad-usage ]; then
+			t_fail "$1: $(wc -l <"$out.stderr") lines on stderr, want one"
+		elif [ "$(head -1 "$out.stderr")" != "$(cat "$dir/stderr")" ]; then
+			t_fail "$1: stderr '$(head -1 "$out.stderr")', want '$(cat "$dir/stderr")'"
+		else
+			t_pass "$1: exit 2, $(cat "$dir/stderr")"
+		fi
+		return
+	fi
+	jq -S "$STRIP" "$out/summary.json" >"$out.json" || { t_fail "$1: summary.json is not JSON"; return; }
+	[ -n "${REGEN:-}" ] && cp "$out.json" "$dir/expected.json"
+	if diff -u "$dir/expected.json" "$out.json" >"$out.diff"; then
+		t_pass "$1: exit $rc, verdict $(jq -r .verdict "$out.json"), summary.json as expected"
+	else
+		t_fail "$1: summary.json differs from expected.json:"
+		head -40 "$out.diff"
+	fi
+}
+
+for d in "$CASES"/*/; do
+	golden "$(basename "$d")"
+done
+
+# what the golden files must say, spelled out (a regenerated file cannot hide these)
+s=$T_TMP
+t_check "fail names the GPU, its value, the bound and the shortfall" \
+	jq -e '.criteria[] | select(.id == "pcie_h2d") | .verdict == "fail" and
+		(.failures | length == 1) and .failures[0].element == "node1/gpu3" and
+		.failures[0].bound == 48 and .failures[0].shortfall_pct > 45' "$s/fail-gpu.json"
+t_check "a skipped probe makes its required criteria incomplete, never pass" \
+	jq -e '[.criteria[] | select(.probe == "pcie" and .required)] | all(.verdict == "incomplete")' \
+	"$s/incomplete-skip.json"
+t_check "a run without its end record is incomplete" \
+	jq -e '.verdict == "incomplete" and .inputs[0].end == "missing"' "$s/incomplete-noend.json"
+t_check "a run that timed out is incomplete and names the rank that never started" \
+	jq -e '.verdict == "incomplete" and .inputs[0].end == "timeout" and
+		any(.problems[]; test("never started: rank 2 on vm"))' "$s/incomplete-timeout.json"
+t_check "an outlier within the bound is named" \
+	jq -e '.outliers | length == 1 and .[0].element == "node0/gpu5" and .[0].criterion == "hbm_copy"' \
+	"$s/outlier.json"
+t_check "a driver mismatch is listed by host" \
+	jq -e '.consistency[0].key == "driver" and (.consistency[0].values | map(.hosts[]) | sort == ["node0", "node1"])' \
+	"$s/version-mismatch.json"
+t_check "a regression beyond 5 % and the spread is named; improvements listed too" \
+	jq -e '(.baseline.regressions | length == 16 and all(.criterion == "pcie_d2h")) and
+		(.baseline.improvements | length > 0 and all(.criterion == "pcie_h2d"))' "$s/regression.json"
+t_check "degraded emulated run against a healthy one: node2's links and the all_reduce curve regress" \
+	jq -e '(.baseline.regressions | map(select(.criterion == "netpair_bw") | .element) | all(test("node2"))) and
+		(.baseline.regressions | map(select(.criterion == "busbw curve")) | length > 3)' "$s/emu-regression.json"
+t_check "the same run against a baseline of itself regresses nothing" \
+	jq -e '.baseline.compared > 100 and (.baseline.regressions | length == 0)' "$s/no-regression.json"
+t_check "the degraded emulated node is named in every failing link" \
+	jq -e '[.criteria[] | select(.id == "netpair_bw") | .failures[].element] | length == 3 and
+		all(test("node2"))' "$s/emu-degraded.json"
+t_check "repeat = best: a retest that dipped once (node1->node3 0.16 Gb/s, then 0.88) blames no healthy link" \
+	jq -e '[.criteria[] | select(.id == "netpair_bw") | .failures[].element] | sort == ["node0-node2", "node1-node2", "node2-node3"]' \
+	"$s/emu-retest.json"
+t_check "with rate_GBps in the netpair records the relative bound is judged" \
+	jq -e '.criteria[] | select(.id == "netpair_bw_rate") | .verdict == "warn" and (.failures | length == 3)' \
+	"$s/emu-rate.json"
+t_check "without rate_GBps the relative bound says so" \
+	jq -e '.criteria[] | select(.id == "netpair_bw_rate") | .verdict == "incomplete" and
+		(.reason | test("no rate reported"))' "$s/emu-degraded.json"
+t_check "a host short of a GPU is incomplete, by name" \
+	jq -e '.criteria[] | select(.id == "pcie_h2d") | .reason | test("node1: 7 of 8 GPUs")' "$s/gpu-missing.json"
+t_check "a counter that moved fails, naming the NIC" \
+	jq -e '.criteria[] | select(.id == "ib_symbol_errors") | .failures[0].element == "node0/mlx5_2:1" and
+		.failures[0].value == 17' "$s/counters.json"
+t_check "hostile host names survive as data" \
+	jq -e '.cluster.hosts | index("no\"de2<script>alert(1)</script>\nx") != null' "$s/hostile-names.json"
+
+# the terminal summary: verdict first, nothing from the results can break a line
+out=$(cd "$CASES/hostile-names" && "$CCREPORT" -p emu-1g --no-render -o "$T_TMP/h2" results.jsonl)
+if [ "$(printf '%s\n' "$out" | head -1 | cut -d' ' -f1-3)" = "ccreport: verdict fail" ] &&
+   ! printf '%s\n' "$out" | grep -q '^x-node'; then
+	t_pass "terminal summary: verdict first, a newline in a host name stays inside its line"
+else
+	t_fail "terminal summary: $out"
+fi
+
+# a summary.json serves as a baseline as well as the results it came from
+(cd "$T_TMP/case-regression" && "$CCREPORT" -p h100-sxm-8x-ndr400 --no-render -q -o "$T_TMP/base" baseline.jsonl &&
+	"$CCREPORT" -p h100-sxm-8x-ndr400 --no-render -q -o "$T_TMP/vs" --baseline "$T_TMP/base/summary.json" results.jsonl)
+rc=$?
+if [ "$rc" -eq 1 ] && [ "$(jq -c .baseline.regressions "$T_TMP/vs/summary.json")" = \
+	"$(jq -c .baseline.regressions "$T_TMP/regression/summary.json")" ]; then
+	t_pass "--baseline summary.json finds the same regressions as the baseline's results"
+else
+	t_fail "--baseline summary.json: exit $rc, regressions differ"
+fi
+
+# --tolerance raises the bar: 10 % lets the 8 % drop through
+(cd "$T_TMP/case-regression" && "$CCREPORT" -p h100-sxm-8x-ndr400 --no-render -q -o "$T_TMP/tol" -t 10 \
+	--baseline baseline.jsonl results.jsonl)
+t_check "--tolerance 10: an 8 % drop is no regression" test $? -eq 0
+
+# the whole report: summary.json, report.md, index.html, junit.xml
+(cd "$CASES/emu-degraded" && "$CCREPORT" -p emu-1g -q -o "$T_TMP/full" results.jsonl)
+rc=$?
+if [ "$rc" -eq 1 ] && [ -s "$T_TMP/full/summary.json" ] && [ -s "$T_TMP/full/report.md" ] &&
+   [ -s "$T_TMP/full/index.html" ] && [ -s "$T_TMP/full/junit.xml" ]; then
+	t_pass "full report: exit 1, summary.json, report.md, index.html, junit.xml written"
+else
+	t_fail "full report: exit $rc; $(ls "$T_TMP/full" 2>&1 | tr '\n' ' ')"
+fi
+(cd "$CASES/hostile-names" && "$CCREPORT" -p emu-1g -q -o "$T_TMP/hfull" results.jsonl)
+# (Markdown escapes '<' with a backslash; HTML and XML with entities)
+if ! grep -q '<script>alert' "$T_TMP/hfull/index.html" "$T_TMP/hfull/junit.xml" 2>/dev/null &&
+   ! grep -qE '(^|[^\\])<script>alert' "$T_TMP/hfull/report.md" && [ -s "$T_TMP/hfull/index.html" ]; then
+	t_pass "hostile host names stay inert in index.html, junit.xml and report.md"
+else
+	t_fail "a raw <script> from a host name reached a rendered file"
+fi
+
+# usage
+t_check "--help documents the exit codes" bash -c "'$CCREPORT' --help | grep -q '4  incomplete'"
+"$CCREPORT" >/dev/null 2>&1
+t_check "no arguments: exit 2" test $? -eq 2
+"$CCREPORT" -p no-such-profile "$CASES/emu-healthy/results.jsonl" >/dev/null 2>&1
+t_check "unknown profile name: exit 2" test $? -eq 2
+t_done
