@@ -1218,6 +1218,7 @@ static json_t *gdr_record(struct ibctx *c, struct ib_rail *r, int rail, int ngpu
 			    json_sprintf("%s#%d/%s:%d", c->mpi->host, c->mpi->rank, r->cfg.dev,
 					 r->cfg.port) :
 			    json_sprintf("%s/%s:%d", c->mpi->host, r->cfg.dev, r->cfg.port));
+	json_object_set_new(rec, "transport", json_string(c->tp->name));
 	json_object_set_new(rec, "gdr_path", path ? json_string(path) : json_null());
 	if (!path)
 		json_object_set_new(rec, "reason", json_string(why));
@@ -1303,6 +1304,8 @@ static json_t *counter_records(struct ibctx *c)
 				c->mpi->host);
 		json_object_set_new(rec, "element", json_sprintf("%s/%s:%d", c->mpi->host,
 								 now.dev, now.port));
+		/* counters read from a fixture tree are no port's: a report must know */
+		json_object_set_new(rec, "transport", json_string(c->tp->name));
 		json_object_set_new(rec, "interval_s", json_real(now.t - c->pc[i].t));
 		json_object_set_new(rec, "counter_before", ib_counters_json(&c->pc[i].std));
 		json_object_set_new(rec, "counter_after", ib_counters_json(&now.std));

@@ -263,8 +263,10 @@ static int measure(struct crit_state *s, const struct rv *r)
 
 	rv_num(r, NULL, "bytes", &bytes);
 	p.bytes = bytes >= 0 && bytes < 9e18 ? (long long)bytes : 0;
-	if (c->size >= 0 && p.bytes != c->size)
+	if (c->size >= 0 && p.bytes != c->size) {
+		s->other_size++;
 		return 0;
+	}
 	if (c->size == SIZE_ANY)
 		p.bytes = 0;
 	p.dir = c->repeat_best ? direction(r) : 0;
@@ -275,6 +277,11 @@ static int measure(struct crit_state *s, const struct rv *r)
 	}
 	if (metric_value(c, r, &p.value)) {
 		s->nometric++;
+		return 0;
+	}
+	/* the test transport's figures are memory copies, never evidence (docs/profiles.md) */
+	if (streq(rv_str(r, "transport"), "fake")) {
+		s->fake++;
 		return 0;
 	}
 	s->records++;
@@ -359,7 +366,8 @@ static int note_netpair(struct eval *e, const struct rv *r)
 static int note_header(struct eval *e, const json_t *rec)
 {
 	const json_t *hosts = json_object_get(rec, "hosts"), *h;
-	const char *mpi = str(rec, "mpi_library"), *ver = str(rec, "version");
+	const char *mpi = str(rec, "mpi_library"), *ver = str(rec, "version"), *k;
+	json_t *v;
 	size_t i;
 
 	e->ranks += json_integer_value(json_object_get(rec, "world_size"));
@@ -375,8 +383,29 @@ static int note_header(struct eval *e, const json_t *rec)
 			consistency_note(e->versions, &e->vseen, "mpi_library", mpi, name);
 		if (ver)
 			consistency_note(e->versions, &e->vseen, "ccprobe", ver, name);
+		/* the GPU libraries it ran with: a collectives-only run has no inventory */
+		json_object_foreach(json_object_get(rec, "versions"), k, v)
+			if (json_is_string(v))
+				consistency_note(e->versions, &e->vseen, k, json_string_value(v), name);
 	}
 	return 0;
+}
+
+/* the host's rails at the profile's NIC rate, for the hardware check (summary.c) */
+static void note_nics(struct eval *e, const json_t *rec, const char *host)
+{
+	const json_t *d, *p;
+	size_t i, k;
+	int n = 0;
+	char v[16];
+
+	json_array_foreach(json_object_get(rec, "devices"), i, d)
+		json_array_foreach(json_object_get(d, "ports"), k, p)
+			if (json_is_integer(json_object_get(p, "rail")) &&
+			    json_number_value(json_object_get(p, "rate_Gbps")) >= e->p->nic_rate_gbps)
+				n++;
+	snprintf(v, sizeof(v), "%d", n);
+	consistency_note(e->versions, &e->vseen, "nics_at_rate", v, host);
 }
 
 static void note_inventory(struct eval *e, const json_t *rec)
@@ -397,6 +426,12 @@ static void note_inventory(struct eval *e, const json_t *rec)
 				consistency_note(e->versions, &e->vseen, "gpu_model", str(g, "name"), host);
 		snprintf(n, sizeof(n), "%zu", json_array_size(gpus));
 		consistency_note(e->versions, &e->vseen, "gpu_count", n, host);
+	}
+	if (streq(str(rec, "kind"), "rdma")) {
+		/* a fixture tree's devices and firmware are no host's */
+		if (streq(str(rec, "transport"), "fake"))
+			return;
+		note_nics(e, rec, host);
 	}
 	json_object_foreach(json_object_get(rec, "versions"), k, v)
 		if (json_is_string(v))
@@ -855,6 +890,10 @@ static void judge(struct eval *e, struct crit_state *s)
 	} else if (s->skips) {
 		s->verdict = V_INCOMPLETE;
 		set_reason(s, "%s", s->skip_reason);
+	} else if (s->fake) {
+		s->verdict = V_INCOMPLETE;
+		set_reason(s, "not judged: %ld record(s) from the test transport (transport \"fake\": "
+			   "fixture devices and memory copies, not a network)", s->fake);
 	} else if (!s->records) {
 		char nodes[32] = "";
 
@@ -866,7 +905,7 @@ static void judge(struct eval *e, struct crit_state *s)
 			   nodes,
 			   s->nometric ? "the records have no such metric" :
 			   s->scope_mismatch ? "the records are of another scope" :
-			   c->size >= 0 ? "no record at this size" : "not in the results");
+			   s->other_size ? "no record at this size" : "not in the results");
 	} else if (norate) {
 		s->verdict = V_INCOMPLETE;
 		set_reason(s, "incomplete: no rate reported for %d of %d %ss (the bound is a fraction of it)",

@@ -200,6 +200,8 @@ struct crit_state {
 	struct elem *el;
 	int nel, capel;
 	long records, nometric, skips, errors, scope_mismatch;
+	long fake;               /* records of the test transport (transport "fake"), never judged */
+	long other_size;         /* records of other sizes than the criterion's */
 	char *skip_reason, *error_msg;
 	/* results of eval_finish */
 	int verdict;

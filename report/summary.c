@@ -234,6 +234,12 @@ static json_t *hardware_check(const struct eval *e)
 		if (p->gpus_per_node && strcmp(found, want))
 			json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:O}", "key", "gpu_count",
 				"expected", want, "found", found, "hosts", hosts));
+	/* rails at the NIC rate from the RDMA inventories: a port down or trained down shows */
+	snprintf(want, sizeof(want), "%d", p->nics_per_node);
+	json_object_foreach(json_object_get(e->versions, "nics_at_rate"), found, hosts)
+		if (p->nics_per_node && atoi(found) < p->nics_per_node)
+			json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:O}", "key", "nics_at_rate",
+				"expected", want, "found", found, "hosts", hosts));
 	return out;
 }
 

@@ -218,6 +218,24 @@ else
 			($t.pairs | length) == 1 and
 			([.[] | select(.type == "measurement" and .scope == "rail_pair")] | length) == 0' "$out"
 
+	# the records against the shipped GPU profiles: every ib criterion must find its
+	# records (test, scope, element, metric, size, rate) and, as they come from the test
+	# transport, leave them unjudged; a renamed field shows as another reason here
+	out=$T_TMP/shapes.jsonl
+	mpirun --oversubscribe -np 2 "${FAKE[@]}" "$P" -q -o "$out" --ib-iters 5 --ib-warmup 2 \
+		--ib-lat-iters 1000 --ib-lat-warmup 10 ib >/dev/null 2>&1
+	for prof in h100-sxm-8x-ndr400 h200-sxm-8x-ndr400 a100-sxm-8x-hdr200; do
+		"$T_ROOT/build/ccreport" -p "$T_ROOT/profiles/$prof.ini" -q --no-render \
+			-o "$T_TMP/rep-$prof" "$out" >/dev/null 2>&1
+		rc=$?
+		t_check "fake records, ccreport $prof: exit 4, every ib criterion reached and not judged" \
+			jq -e --argjson rc "$rc" '$rc == 4 and
+				[.criteria[] | select(.probe == "ib")] as $c | ($c | length) == 6 and
+				($c | all(.verdict == "incomplete" and
+					(.reason | test("^not judged: [0-9]+ record\\(s\\) from the test transport"))))' \
+			"$T_TMP/rep-$prof/summary.json"
+	done
+
 	# an empty tree: the same skip as a machine without devices
 	out=$T_TMP/empty.jsonl
 	mpirun --oversubscribe -np 2 -x CCPROBE_IB_FAKE="$T_TMP" "$P" -q -o "$out" ib >/dev/null 2>&1

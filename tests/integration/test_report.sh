@@ -157,6 +157,12 @@ else
 	t_fail "a raw <script> from a host name reached a rendered file"
 fi
 
+# the ib probe's test transport (memory copies) is never evidence: matched, never judged
+t_check "ib-fake: every ib criterion found its records and left them unjudged, none passes" \
+	jq -e '[.criteria[] | select(.probe == "ib")] | length == 6 and
+		all(.verdict == "incomplete" and (.reason | test("^not judged: [0-9]+ record\\(s\\) from the test transport")))' \
+	"$s/ib-fake.json"
+
 # usage
 t_check "--help documents the exit codes" bash -c "'$CCREPORT' --help | grep -q '4  incomplete'"
 "$CCREPORT" >/dev/null 2>&1

@@ -92,6 +92,8 @@ static void bw(const char *probe, const char *test, const char *scope, const cha
 	       "\"scope\":\"%s\",\"element\":\"%s\",\"host\":\"%s\",", probe, test, scope, element, host);
 	if (peer)
 		printf("\"peer\":\"%s\",", peer);
+	if (!strcmp(probe, "ib"))
+		printf("\"transport\":\"verbs\",");
 	printf("\"bytes\":%lld,\"bw_GBps\":%.6g,", bytes, v);
 	if (bits)
 		printf("\"bw_Gbps\":%.6g,", v * 8);
@@ -102,7 +104,7 @@ static void bw(const char *probe, const char *test, const char *scope, const cha
 }
 
 static void lat(const char *probe, const char *test, const char *scope, const char *element,
-		const char *host, double us)
+		const char *host, int bytes, double us)
 {
 	double f = factor(element, test);
 
@@ -110,8 +112,8 @@ static void lat(const char *probe, const char *test, const char *scope, const ch
 		return;
 	elapsed += 0.001;
 	printf("{\"type\":\"measurement\",\"kind\":\"probe\",\"name\":\"%s\",\"test\":\"%s\","
-	       "\"scope\":\"%s\",\"element\":\"%s\",\"host\":\"%s\",\"bytes\":8,", probe, test, scope,
-	       element, host);
+	       "\"scope\":\"%s\",\"element\":\"%s\",\"host\":\"%s\",\"bytes\":%d,", probe, test, scope,
+	       element, host, bytes);
 	stats("lat_us", us / f * noise(), 0.02);
 	printf(",\"elapsed_s\":%.3f}\n", elapsed);
 }
@@ -148,12 +150,23 @@ static void inventories(void)
 		snprintf(host, sizeof(host), "node%d", n);
 		printf("{\"type\":\"inventory\",\"kind\":\"gpu\",\"host\":\"%s\",\"gpus\":[", host);
 		for (int g = 0; g < gpus; g++)
-			printf("%s{\"index\":%d,\"name\":\"%s\",\"pcie\":\"5x16\"}", g ? "," : "", g, model);
+			printf("%s{\"index\":%d,\"element\":\"%s/gpu%d\",\"name\":\"%s\","
+			       "\"pcie\":{\"current\":{\"gen\":5,\"width\":16},\"max\":{\"gen\":5,\"width\":16}}}",
+			       g ? "," : "", g, host, g, model);
 		printf("],\"versions\":{\"driver\":\"%s\",\"cuda_runtime\":\"%s\",\"nccl\":\"%s\"},\"elapsed_s\":0.1}\n",
 		       version(host, "driver", "580.65"), version(host, "cuda_runtime", "13.0"),
 		       version(host, "nccl", "2.27.3"));
-		printf("{\"type\":\"inventory\",\"kind\":\"rdma\",\"host\":\"%s\",\"nics\":%d,\"versions\":{",
-		       host, gpus);
+		/* as probes/ib.c writes it (docs/rdma.md): one port per device, each a rail */
+		printf("{\"type\":\"inventory\",\"kind\":\"rdma\",\"host\":\"%s\",\"transport\":\"verbs\","
+		       "\"devices\":[", host);
+		for (int g = 0; g < gpus; g++)
+			printf("%s{\"name\":\"mlx5_%d\",\"ports\":[{\"port\":1,\"state\":\"ACTIVE\","
+			       "\"rate_Gbps\":%g,\"rate_GBps\":%g,\"rail\":%d}]}", g ? "," : "", g,
+			       ib_rate * 8, ib_rate, g);
+		printf("],\"rails\":[");
+		for (int g = 0; g < gpus; g++)
+			printf("%s\"mlx5_%d:1\"", g ? "," : "", g);
+		printf("],\"versions\":{");
 		for (int g = 0; g < gpus; g++) {
 			char key[32];
 
@@ -193,7 +206,7 @@ static void gpu_probes(void)
 				bw("nvlink", "p2p_uni", "gpu_pair", el, host, NULL, sizes[3], 374.0, 450.0, 0);
 				if (h > g) {
 					bw("nvlink", "p2p_bidir", "gpu_pair", el, host, NULL, sizes[3], 741.0, 900.0, 0);
-					lat("nvlink", "p2p_lat", "gpu_pair", el, host, 2.1);
+					lat("nvlink", "p2p_lat", "gpu_pair", el, host, 4, 2.1);
 				}
 			}
 		for (int g = 0; g < gpus && !find("skip", "hbm", NULL) && !find("notbuilt", "hbm", NULL); g++) {
@@ -222,14 +235,14 @@ static void ib(void)
 				snprintf(el, sizeof(el), "%s/mlx5_%d:1-%s/mlx5_%d:1", host, g, peer, g);
 				for (long long s = 1048576; s <= 8388608; s *= 8) {
 					bw("ib", "write_bw_uni", "rail_pair", el, host, peer, s, 0.98 * ib_rate, ib_rate, 1);
-					bw("ib", "write_bw_bidir", "rail_pair", el, host, peer, s, 1.952 * ib_rate, ib_rate, 1);
+					bw("ib", "write_bw_bidir", "rail_pair", el, host, peer, s, 1.952 * ib_rate, 2 * ib_rate, 1);
 				}
-				lat("ib", "write_lat", "rail_pair", el, host, 2.4);
+				lat("ib", "write_lat", "rail_pair", el, host, 2, 2.4);
 			}
 			const struct fault *c = find("counter", nic, NULL);
 
 			printf("{\"type\":\"measurement\",\"kind\":\"probe\",\"name\":\"ib\",\"test\":\"counters\","
-			       "\"scope\":\"nic\",\"element\":\"%s\",\"host\":\"%s\",\"counter_delta\":{"
+			       "\"scope\":\"nic\",\"element\":\"%s\",\"host\":\"%s\",\"transport\":\"verbs\",\"counter_delta\":{"
 			       "\"symbol_error\":%s,\"link_downed\":%s,\"port_rcv_errors\":0},\"elapsed_s\":%.3f}\n",
 			       nic, host, c && !strcmp(c->b, "symbol_error") ? c->c : "0",
 			       c && !strcmp(c->b, "link_downed") ? c->c : "0", elapsed);
