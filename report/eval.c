@@ -383,8 +383,11 @@ static int note_header(struct eval *e, const json_t *rec)
 			consistency_note(e->versions, &e->vseen, "mpi_library", mpi, name);
 		if (ver)
 			consistency_note(e->versions, &e->vseen, "ccprobe", ver, name);
-		/* the GPU libraries it ran with: a collectives-only run has no inventory */
-		json_object_foreach(json_object_get(rec, "versions"), k, v)
+		/*
+		 * The GPU libraries rank 0 loaded (a collectives-only run has no
+		 * inventory): its host's only, as other hosts may load others.
+		 */
+		json_object_foreach(i ? NULL : json_object_get(rec, "versions"), k, v)
 			if (json_is_string(v))
 				consistency_note(e->versions, &e->vseen, k, json_string_value(v), name);
 	}

@@ -163,6 +163,18 @@ t_check "ib-fake: every ib criterion found its records and left them unjudged, n
 		all(.verdict == "incomplete" and (.reason | test("^not judged: [0-9]+ record\\(s\\) from the test transport")))' \
 	"$s/ib-fake.json"
 
+# two collectives-only runs (no inventory) whose rank 0 loaded different NCCLs: the
+# headers' versions are compared (a real run's records, the header's versions set by jq)
+R=$CASES/mpi-one-host/results.jsonl
+jq -c 'if .type == "run" then .versions = {"cuda_runtime": "13.0", "nccl": "2.27.3"} else . end' \
+	"$R" >"$T_TMP/hv1.jsonl"
+jq -c 'if .type == "run" then .hosts[0].name = "vm2" | .run_id = "0123456789abcdef" |
+	.versions = {"cuda_runtime": "13.0", "nccl": "2.26.2"} else . end' "$R" >"$T_TMP/hv2.jsonl"
+"$CCREPORT" -p emu-1g -q --no-render -o "$T_TMP/hv" "$T_TMP/hv1.jsonl" "$T_TMP/hv2.jsonl" >/dev/null 2>&1
+t_check "header versions: NCCL 2.27.3 on vm and 2.26.2 on vm2 differ, exit 1" \
+	jq -e --argjson rc "$?" '$rc == 1 and .consistency == [{"key": "nccl", "values":
+		[{"value": "2.27.3", "hosts": ["vm"]}, {"value": "2.26.2", "hosts": ["vm2"]}]}]' "$T_TMP/hv/summary.json"
+
 # usage
 t_check "--help documents the exit codes" bash -c "'$CCREPORT' --help | grep -q '4  incomplete'"
 "$CCREPORT" >/dev/null 2>&1

@@ -131,6 +131,7 @@ static void header(void)
 	}
 	printf("],\"ranks_per_node\":%d,\"mpi_library\":\"Open MPI v4.1.4\",\"mpi_thread_level\":\"multiple\","
 	       "\"features\":{\"mpi\":true,\"cuda\":true,\"nccl\":true,\"verbs\":true},"
+	       "\"versions\":{\"cuda_runtime\":\"13.0\",\"nccl\":\"2.27.3\"},"
 	       "\"options\":{\"min_bytes\":1048576,\"max_bytes\":8589934592,\"step_factor\":2,\"backend\":\"nccl\"},"
 	       "\"elapsed_s\":0}\n", gpus);
 }
