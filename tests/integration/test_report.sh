@@ -163,6 +163,26 @@ t_check "ib-fake: every ib criterion found its records and left them unjudged, n
 		all(.verdict == "incomplete" and (.reason | test("^not judged: [0-9]+ record\\(s\\) from the test transport")))' \
 	"$s/ib-fake.json"
 
+# the probes' own records (synthetic values, see the cases' README) against the h100 profile
+t_check "probe-shapes-gpu: every GPU criterion judges the probes' records (no 'no such metric')" \
+	jq -e '[.criteria[] | select(.probe == "pcie" or .probe == "nvlink" or .probe == "hbm" or
+		.id == "allreduce_node" or .id == "allreduce_data")] | length == 10 and
+		all(.verdict != "incomplete")' "$s/probe-shapes-gpu.json"
+t_check "probe-shapes-gpu: the slow GPU, the downtrained link and the slow pairs are named" \
+	jq -e '[.criteria[] | {key: .id, value: [.failures[].element]}] | from_entries |
+		.pcie_h2d == ["vm/gpu5"] and .pcie_d2h == ["vm/gpu5"] and .hbm_copy == ["vm/gpu5"] and
+		.pcie_link == ["vm/gpu3"] and (.nvlink_p2p_uni | length == 14 and all(test("gpu5"))) and
+		(.nvlink_p2p_bidir | length == 7 and all(test("^vm/gpu[0-7]-gpu[0-7]$") and test("gpu5")))' \
+	"$s/probe-shapes-gpu.json"
+t_check "probe-shapes-ib: every ib bandwidth, rate and latency criterion judges the probe's records" \
+	jq -e '[.criteria[] | select(.probe == "ib" and .test != "counters")] | length == 4 and
+		all(.verdict == "fail" or .verdict == "pass")' "$s/probe-shapes-ib.json"
+t_check "probe-shapes-ib: ports below 400 Gb/s named by rail pair; 2 rails at the rate on vm" \
+	jq -e '(.criteria[] | select(.id == "ib_port_rate") | [.failures[].element] |
+		length == 24 and all(test("^vm#[0-3]/(mlx5_1|rxe0):1-vm#[0-3]/(mlx5_1|rxe0):1$"))) and
+		.hardware == [{"key": "nics_at_rate", "expected": "8", "found": "2", "hosts": ["vm"]}]' \
+	"$s/probe-shapes-ib.json"
+
 # two collectives-only runs (no inventory) whose rank 0 loaded different NCCLs: the
 # headers' versions are compared (a real run's records, the header's versions set by jq)
 R=$CASES/mpi-one-host/results.jsonl
