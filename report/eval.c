@@ -434,7 +434,9 @@ static void note_inventory(struct eval *e, const json_t *rec)
 		/* a fixture tree's devices and firmware are no host's */
 		if (streq(str(rec, "transport"), "fake"))
 			return;
-		note_nics(e, rec, host);
+		/* no device at all (no driver, no kernel support): the ib skip says so */
+		if (json_array_size(json_object_get(rec, "devices")))
+			note_nics(e, rec, host);
 	}
 	json_object_foreach(json_object_get(rec, "versions"), k, v)
 		if (json_is_string(v))

@@ -183,6 +183,12 @@ t_check "probe-shapes-ib: ports below 400 Gb/s named by rail pair; 2 rails at th
 		.hardware == [{"key": "nics_at_rate", "expected": "8", "found": "2", "hosts": ["vm"]}]' \
 	"$s/probe-shapes-ib.json"
 
+# a real run on a machine without GPU driver and RDMA: skips, never passes, never fails
+t_check "skip-real: every required criterion incomplete with the probe's own skip text" \
+	jq -e '.verdict == "incomplete" and .hardware == [] and ([.criteria[] | select(.required)] |
+		length == 13 and all(.verdict == "incomplete" and (.reason | startswith("skipped: ")) and
+			(.reason | test("CUDA driver version is insufficient|no RDMA devices"))))' "$s/skip-real.json"
+
 # two collectives-only runs (no inventory) whose rank 0 loaded different NCCLs: the
 # headers' versions are compared (a real run's records, the header's versions set by jq)
 R=$CASES/mpi-one-host/results.jsonl
