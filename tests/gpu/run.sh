@@ -35,7 +35,7 @@ export OMPI_MCA_osc=${OMPI_MCA_osc:-^ucx} OMPI_MCA_btl_base_warn_component_unuse
 
 t0=$(date +%s)
 echo "== build"
-make -j"$(nproc)" USE_CUDA=yes build/ccprobe 2>&1 | tail -3
+make -j"$(nproc)" USE_CUDA=yes build/ccprobe build/ccreport 2>&1 | tail -3
 [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "build failed"; exit 1; }
 P=build/ccprobe
 MPI=(mpirun --oversubscribe --bind-to none -np "$NGPU")
@@ -107,6 +107,30 @@ jq -r -s '
 	| "nccl       all_reduce \($m[0].ranks) ranks: busbw \($big.busbw_GBps * 100 | round / 100) GB/s at \($big.bytes) B (peak \($best.busbw_GBps * 100 | round / 100) at \($best.bytes) B); \($small.time_us.median * 100 | round / 100) us at \($small.bytes) B; wrong \([$m[].wrong] | add)",
 	  "versions   nccl \(.[0].versions.nccl // "?"), cuda runtime \(.[0].versions.cuda_runtime // "?")"
 ' "$OUT/nccl.jsonl" 2>/dev/null
+
+# the shipped profile of this GPU judges the records: every GPU criterion must find
+# them (a probe field the profile does not know shows as "no measurement of ...")
+model=$(jq -r 'select(.type == "inventory" and .kind == "gpu") | .gpus[0].name // empty' \
+	"$OUT/probes.jsonl" 2>/dev/null | head -1)
+case "$model" in
+*H200*) prof=h200-sxm-8x-ndr400 ;;
+*A100*) prof=a100-sxm-8x-hdr200 ;;
+*) prof=h100-sxm-8x-ndr400 ;;
+esac
 echo
-echo "tables: $OUT/probes.out $OUT/nccl.out; records: $OUT/*.jsonl; $(( $(date +%s) - t0 )) s"
+echo "== ccreport -p $prof (GPU model '$model'; one host, so IB and multi-node criteria stay incomplete)"
+build/ccreport -p "profiles/$prof.ini" --no-render -n 40 -o "$OUT/report" "$OUT/probes.jsonl" \
+	"$OUT/nccl.jsonl"
+missing=$(jq -c '[.criteria[] | select((.probe // "" | test("^(pcie|nvlink|hbm)$")) or
+		.id == "allreduce_node" or .id == "allreduce_data") |
+		select(.reason | startswith("no measurement of")) | .id]' "$OUT/report/summary.json" 2>/dev/null)
+if [ "$missing" = "[]" ]; then
+	echo "   ok: every GPU criterion of $prof found the probes' records"
+else
+	echo "   FAILED: GPU criteria that found no records: ${missing:-no summary.json}"
+	fail=1
+fi
+
+echo
+echo "tables: $OUT/probes.out $OUT/nccl.out; records: $OUT/*.jsonl; report: $OUT/report; $(( $(date +%s) - t0 )) s"
 exit $fail
