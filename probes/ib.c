@@ -1307,12 +1307,17 @@ static json_t *counter_records(struct ibctx *c)
 		/* counters read from a fixture tree are no port's: a report must know */
 		json_object_set_new(rec, "transport", json_string(c->tp->name));
 		json_object_set_new(rec, "interval_s", json_real(now.t - c->pc[i].t));
-		json_object_set_new(rec, "counter_before", ib_counters_json(&c->pc[i].std));
-		json_object_set_new(rec, "counter_after", ib_counters_json(&now.std));
+		/*
+		 * The deltas first: ccreport reads at most RV_MAX_FIELDS fields of a
+		 * record (report/report.h) and judges counter_delta; a port with many
+		 * counters would push it past them behind before and after.
+		 */
 		json_object_set_new(rec, "counter_delta",
 				    ib_counters_delta_json(&c->pc[i].std, &now.std));
 		json_object_set_new(rec, "hw_counter_delta",
 				    ib_counters_delta_json(&c->pc[i].hw, &now.hw));
+		json_object_set_new(rec, "counter_before", ib_counters_json(&c->pc[i].std));
+		json_object_set_new(rec, "counter_after", ib_counters_json(&now.std));
 		json_array_append_new(out, rec);
 	}
 	return out;
