@@ -763,7 +763,8 @@ static char *count_missing(struct eval *e, const struct crit_state *s)
 			have[h]++;
 	}
 	for (int h = 0; h < e->nhosts; h++) {
-		if (have[h] >= want)
+		/* HOST#RANK: a rank playing a node in a one-host ib run (docs/rdma.md), no host */
+		if (have[h] >= want || strchr(e->host_names[h], '#'))
 			continue;
 		if (!short_hosts++ && asprintf(&msg, "%s: %d of %d %s measured", e->host_names[h], have[h],
 					       want, s->c->scope == SC_GPU ? "GPUs" : "NICs") < 0)
@@ -908,6 +909,8 @@ static void judge(struct eval *e, struct crit_state *s)
 		set_reason(s, "no measurement of %s%s%s%s: %s", c->probe ? c->probe : c->collective,
 			   c->test || c->backend ? " " : "", c->test ? c->test : c->backend ? c->backend : "",
 			   nodes,
+			   s->nometric && !strcmp(c->metric, "rate_GBps") ?
+			   "no rate reported (the probe did not know the link's rate)" :
 			   s->nometric ? "the records have no such metric" :
 			   s->scope_mismatch ? "the records are of another scope" :
 			   s->other_size ? "no record at this size" : "not in the results");

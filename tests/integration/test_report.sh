@@ -189,6 +189,15 @@ t_check "skip-real: every required criterion incomplete with the probe's own ski
 		length == 13 and all(.verdict == "incomplete" and (.reason | startswith("skipped: ")) and
 			(.reason | test("CUDA driver version is insufficient|no RDMA devices"))))' "$s/skip-real.json"
 
+# PCIe links sysfs did not know (a VM): no rate_GBps, which the link criterion says
+jq -c 'if .test == "h2d" then del(.rate_GBps, .pct_of_rate) else . end' \
+	"$CASES/probe-shapes-gpu/pcie-hbm.jsonl" >"$T_TMP/norate.jsonl"
+"$CCREPORT" -p h100-sxm-8x-ndr400 -q --no-render -o "$T_TMP/norate" "$T_TMP/norate.jsonl" >/dev/null 2>&1
+t_check "records without rate_GBps: pcie_link says no rate was reported, not 'no such metric'" \
+	jq -e '.criteria[] | select(.id == "pcie_link") | .verdict == "incomplete" and
+		(.reason | endswith("no rate reported (the probe did not know the link'"'"'s rate)"))' \
+	"$T_TMP/norate/summary.json"
+
 # two collectives-only runs (no inventory) whose rank 0 loaded different NCCLs: the
 # headers' versions are compared (a real run's records, the header's versions set by jq)
 R=$CASES/mpi-one-host/results.jsonl
