@@ -120,7 +120,12 @@ static int selects(const struct criterion *c, const struct sel *k, int strict)
 
 static int metric_value(const struct criterion *c, const struct rv *r, double *v)
 {
+	double f;
+
 	if (c->npath == 1 ? rv_num(r, NULL, c->path[0], v) : rv_num(r, c->path[0], c->path[1], v))
+		return -1;
+	/* one rank moves nothing: its busbw is 0 by definition, no measurement (--scale, 1 node) */
+	if (!strcmp(c->path[0], "busbw_GBps") && !rv_num(r, NULL, "busbw_factor", &f) && f == 0)
 		return -1;
 	return isfinite(*v) ? 0 : -1;
 }

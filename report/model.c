@@ -522,6 +522,9 @@ static json_t *make_estimate(const struct eval *e)
 	if (in.dp_size != ranks)
 		json_array_append_new(notes, json_sprintf("busbw measured on %.0f ranks stands for %d: busbw "
 			"is normalised per link, ideal scaling keeps it flat (see the scaling chart)", ranks, in.dp_size));
+	if (m.lo > in.bucket_bytes || m.hi < in.bucket_bytes)
+		json_array_append_new(notes, json_sprintf("the bucket (%.0f B) lies outside the sweep (%.0f to "
+			"%.0f B): its busbw is the Hockney fit's, not a measurement", in.bucket_bytes, m.lo, m.hi));
 	if (fit && n_of(fit, "rel_rms") > 0.2)
 		json_array_append_new(notes, json_sprintf("the Hockney fit misses the measured times by %.0f %% "
 			"(rel_rms): sync_fit_s is a rough cross-check", 100 * n_of(fit, "rel_rms")));
