@@ -219,9 +219,26 @@ static int write_outputs(const struct args *a, json_t *s)
 	return 0;
 }
 
+static int report(const struct args *args, const char *argv0);
+
 int main(int argc, char **argv)
 {
 	struct args a;
+	int rc;
+
+	if (parse_args(&a, argc, argv)) {
+		free(a.workload);
+		fprintf(stderr, "usage: ccreport -p PROFILE [options] RESULTS... (ccreport --help)\n");
+		return RPT_EXIT_USAGE;
+	}
+	rc = report(&a, argv[0]);
+	free(a.workload);
+	return rc;
+}
+
+static int report(const struct args *args, const char *argv0)
+{
+	struct args a = *args;
 	struct profile p;
 	struct eval e;
 	struct summary_opts so = { 0 };
@@ -229,11 +246,7 @@ int main(int argc, char **argv)
 	int n = 0, rc = RPT_EXIT_USAGE;
 	json_t *s = NULL;
 
-	if (parse_args(&a, argc, argv)) {
-		fprintf(stderr, "usage: ccreport -p PROFILE [options] RESULTS... (ccreport --help)\n");
-		return RPT_EXIT_USAGE;
-	}
-	ppath = profile_find(a.profile, argv[0]);
+	ppath = profile_find(a.profile, argv0);
 	if (!ppath) {
 		fprintf(stderr, "ccreport: profile '%s' not found (a path, or NAME of profiles/NAME.ini)\n",
 			a.profile);
@@ -286,6 +299,5 @@ free_eval:
 free_profile:
 	profile_free(&p);
 	free(ppath);
-	free(a.workload);
 	return rc;
 }

@@ -403,7 +403,7 @@ static int bucket_busbw(const json_t *s, const json_t *fit, double bucket, struc
 		m->busbw = fit_busbw(fit, bucket);
 		m->lo = v[0].bytes;
 		m->hi = v[n - 1].bytes;
-		m->method = "beyond the sweep: from the Hockney fit, busbw_factor x S / (alpha + S / beta)";
+		m->method = "outside the sweep: from the Hockney fit, busbw_factor x S / (alpha + S / beta)";
 	} else {
 		snprintf(why, len, "the bucket of %.0f B is outside the sweep (%.0f to %.0f B) and the "
 			 "series has no Hockney fit to extend it (ccprobe --scale, or a sweep reaching it)",
