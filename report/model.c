@@ -141,6 +141,7 @@ static double plateau(const json_t *series)
 
 /* ---- scaling ---- */
 
+/* --scale runs 1, 2, 4 ... nodes and N: far fewer than 64 node counts */
 struct group {
 	const json_t *any;       /* one series of the group: name, backend, dtype, op */
 	struct scale_point p[64];
@@ -252,6 +253,24 @@ static void why_none(struct crit_state *cs, const char *fmt, ...)
 	cs->why_none = r;
 }
 
+/*
+ * " (mpi float sum)": the series fields the criterion leaves open, so that
+ * elements of several series stay apart; "" when it names them all.
+ */
+static void open_fields(const struct criterion *c, const json_t *s, char *buf, size_t len)
+{
+	const char *want[3] = { c->backend, c->dtype, c->op };
+	static const char *const k[3] = { "backend", "dtype", "op" };
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < 3 && at < len; i++)
+		if (!want[i])
+			at += snprintf(buf + at, len - at, "%s%s", at ? " " : " (", s_of(s, k[i]) ?: "-");
+	if (at && at < len)
+		snprintf(buf + at, len - at, ")");
+}
+
 /* a scaling_efficiency criterion: every node count above the base, busbw / busbw(base) */
 static void judge_scaling(struct crit_state *cs, const struct group *g, int ng)
 {
@@ -282,16 +301,9 @@ static void judge_scaling(struct crit_state *cs, const struct group *g, int ng)
 				 g[i].p[base].nodes);
 			continue;
 		}
-		/* name what the criterion leaves open, so elements of several series stay apart */
-		if (!c->backend || !c->dtype || !c->op)
-			snprintf(tail, sizeof(tail), " (%s%s%s%s%s)", c->backend ? "" : s_of(s, "backend") ?: "-",
-				 c->backend ? "" : " ", c->dtype ? "" : s_of(s, "dtype") ?: "-",
-				 c->dtype ? "" : " ", c->op ? "" : s_of(s, "op") ?: "-");
+		open_fields(c, s, tail, sizeof(tail));
 		for (int k = base + 1; k < g[i].n; k++) {
 			snprintf(el, sizeof(el), "%d nodes vs %d%s", eff[k].nodes, g[i].p[base].nodes, tail);
-			/* a trailing blank before ')' when the last field is pinned */
-			for (char *q = strstr(el, " )"); q; q = strstr(el, " )"))
-				memmove(q, q + 1, strlen(q));
 			eval_add_value(cs, el, 100 * eff[k].eff_base);
 		}
 	}
@@ -330,12 +342,12 @@ static const json_t *estimate_series(const struct eval *e, const char **key_out)
 	int sum = 0;
 
 	json_object_foreach(e->series, key, s) {
-		if (strcmp(s_of(s, "name") ?: "", "all_reduce") || !field_ok(w->s[WL_BACKEND], s, "backend") ||
-		    !field_ok(w->s[WL_DTYPE], s, "dtype") || !(plateau(s) > 0))
-			continue;
 		int is_sum = s_of(s, "op") && !strcmp(s_of(s, "op"), "sum");
 		double n = n_of(s, "nodes"), bn = best ? n_of(best, "nodes") : -1;
 
+		if (strcmp(s_of(s, "name") ?: "", "all_reduce") || !field_ok(w->s[WL_BACKEND], s, "backend") ||
+		    !field_ok(w->s[WL_DTYPE], s, "dtype") || !(plateau(s) > 0))
+			continue;
 		/* gradients are summed: a sum series first; then the most nodes; then by key */
 		if (best && (is_sum < sum || (is_sum == sum && (n < bn || (n == bn && strcmp(key, bkey) > 0)))))
 			continue;
