@@ -130,11 +130,12 @@ static void compare(const struct crit_state *s, const json_t *old, double tol,
 
 static void series_key(const json_t *s, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s %s %s %s, %lld node(s)", json_string_value(json_object_get(s, "name")) ?: "?",
+	snprintf(buf, len, "%s %s %s %s, %lld node(s)%s", json_string_value(json_object_get(s, "name")) ?: "?",
 		 json_string_value(json_object_get(s, "backend")) ?: "-",
 		 json_string_value(json_object_get(s, "dtype")) ?: "-",
 		 json_string_value(json_object_get(s, "op")) ?: "-",
-		 (long long)json_integer_value(json_object_get(s, "nodes")));
+		 (long long)json_integer_value(json_object_get(s, "nodes")),
+		 json_is_true(json_object_get(s, "scale")) ? " (--scale)" : "");
 }
 
 static double spread_at(const json_t *s, size_t i)

@@ -38,7 +38,12 @@ int eval_init(struct eval *e, const struct profile *p)
 	e->timeouts = json_array();
 	e->versions = json_object();
 	e->outliers = json_array();
-	if (!e->cs || !e->series || !e->diagnoses || !e->timeouts || !e->versions || !e->outliers)
+	e->fits = json_object();
+	e->ranks_of = json_object();
+	e->scaling = json_array();
+	e->estimate = json_null();
+	if (!e->cs || !e->series || !e->diagnoses || !e->timeouts || !e->versions || !e->outliers ||
+	    !e->fits || !e->ranks_of || !e->scaling)
 		return -1;
 	e->ncs = p->ncrit;
 	for (int i = 0; i < p->ncrit; i++) {
@@ -115,7 +120,12 @@ static int selects(const struct criterion *c, const struct sel *k, int strict)
 
 static int metric_value(const struct criterion *c, const struct rv *r, double *v)
 {
+	double f;
+
 	if (c->npath == 1 ? rv_num(r, NULL, c->path[0], v) : rv_num(r, c->path[0], c->path[1], v))
+		return -1;
+	/* one rank moves nothing: its busbw is 0 by definition, no measurement (--scale, 1 node) */
+	if (!strcmp(c->path[0], "busbw_GBps") && !rv_num(r, NULL, "busbw_factor", &f) && f == 0)
 		return -1;
 	return isfinite(*v) ? 0 : -1;
 }
@@ -300,13 +310,27 @@ static int measure(struct crit_state *s, const struct rv *r)
 	return add_point(c, el, &p);
 }
 
+/* a value the model derived (model.c): one element, judged like a record's */
+int eval_add_value(struct crit_state *s, const char *element, double value)
+{
+	struct pt p = { .judged = value, .value = value };
+	struct elem *el = elem_get(s, element, NULL);
+
+	if (!el)
+		return -1;
+	s->records++;
+	el->records++;
+	return add_point(s->c, el, &p);
+}
+
 /* ---- what is kept beside the criteria: charts, versions, diagnoses ---- */
 
 static int note_series(struct eval *e, const struct rv *r)
 {
 	const char *name = rv_str(r, "name"), *be = rv_str(r, "backend");
 	const char *dt = rv_str(r, "dtype"), *op = rv_str(r, "op");
-	double bw, bytes, nodes = 0, cv = 0;
+	double bw, bytes, nodes = 0, cv = 0, ranks = 0;
+	int scale = rv_true(r, "scale");
 	char key[256];
 	json_t *s;
 
@@ -314,13 +338,18 @@ static int note_series(struct eval *e, const struct rv *r)
 	    !(bytes >= 0 && bytes < 9e18))
 		return 0;
 	rv_num(r, NULL, "nodes", &nodes);
-	snprintf(key, sizeof(key), "%s|%s|%s|%s|%.0f", name, be ?: "", dt ?: "", op ?: "", nodes);
+	/* --scale records stay apart from a plain run's at the same node count */
+	series_key_of(key, sizeof(key), name, be, dt, op, nodes, scale);
 	s = json_object_get(e->series, key);
 	if (!s) {
 		s = json_pack("{s:s, s:s?, s:s?, s:s?, s:I, s:[]}", "name", name, "backend", be,
 			      "dtype", dt, "op", op, "nodes", (json_int_t)nodes, "points");
 		if (!s || json_object_set_new(e->series, key, s))
 			return -1;
+		if (scale)
+			json_object_set_new(s, "scale", json_true());
+		if (!rv_num(r, NULL, "ranks", &ranks) && ranks >= 1 && ranks < 1e9)
+			json_object_set_new(e->ranks_of, key, json_integer((json_int_t)ranks));
 	}
 	/* the third number, the spread in %, goes to the baseline comparison */
 	if (rv_num(r, "time_us", "cv", &cv) || !isfinite(cv))
@@ -498,10 +527,12 @@ int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 	sel_read(r, &k);
 	if (streq(k.kind, "collective"))
 		rc = note_series(e, r);
+	else if (streq(k.kind, "fit"))
+		rc = model_note_fit(e, r);
 	else if (streq(k.kind, "probe") && streq(k.name, "netpair"))
 		rc = note_netpair(e, r);
 	for (int i = 0; !rc && i < e->ncs; i++)
-		if (selects(e->cs[i].c, &k, 1))
+		if (!e->cs[i].c->derived && selects(e->cs[i].c, &k, 1))
 			rc = measure(&e->cs[i], r);
 	if (rc)
 		snprintf(err, len, "out of memory");
@@ -843,6 +874,9 @@ static void judge(struct eval *e, struct crit_state *s)
 	int *judged = calloc(s->nel ? s->nel : 1, sizeof(*judged));
 	int nfail = 0, norate = 0, njudged = 0, outl, worst = -1;
 	char *missing = NULL;
+	/* what an element is, in the reason */
+	const char *what = c->derived == DERIVED_SCALING ? "node count" :
+			   c->derived ? "estimate" : rpt_scope_name(c->scope);
 
 	s->failures = json_array();
 	s->values = json_array();
@@ -885,7 +919,7 @@ static void judge(struct eval *e, struct crit_state *s)
 	if (nfail) {
 		s->verdict = c->fail ? V_FAIL : V_WARN;
 		set_reason(s, "%d of %d %s%s below the bound%s%s", nfail, njudged,
-			   rpt_scope_name(c->scope), njudged > 1 ? "s" : "",
+			   what, njudged > 1 ? "s" : "",
 			   s->skips || missing ? "; also incomplete: " : "",
 			   s->skip_reason ? s->skip_reason : missing ? missing : "");
 		if (!c->ge)
@@ -900,6 +934,9 @@ static void judge(struct eval *e, struct crit_state *s)
 		s->verdict = V_INCOMPLETE;
 		set_reason(s, "not judged: %ld record(s) from the test transport (transport \"fake\": "
 			   "fixture devices and memory copies, not a network)", s->fake);
+	} else if (!s->records && s->why_none) {
+		s->verdict = V_INCOMPLETE;
+		set_reason(s, "%s", s->why_none);
 	} else if (!s->records) {
 		char nodes[32] = "";
 
@@ -917,18 +954,18 @@ static void judge(struct eval *e, struct crit_state *s)
 	} else if (norate) {
 		s->verdict = V_INCOMPLETE;
 		set_reason(s, "incomplete: no rate reported for %d of %d %ss (the bound is a fraction of it)",
-			   norate, s->nel, rpt_scope_name(c->scope));
+			   norate, s->nel, what);
 	} else if (missing) {
 		s->verdict = V_INCOMPLETE;
 		set_reason(s, "incomplete: %s", missing);
 	} else if (outl) {
 		s->verdict = V_WARN;
 		set_reason(s, "%d of %d %ss within the bound, %d outlier(s) below their peers", njudged,
-			   njudged, rpt_scope_name(c->scope), outl);
+			   njudged, what, outl);
 	} else {
 		s->verdict = V_PASS;
 		set_reason(s, "%d of %d %s%s within the bound", njudged, njudged,
-			   rpt_scope_name(c->scope), njudged > 1 ? "s" : "");
+			   what, njudged > 1 ? "s" : "");
 	}
 out:
 	free(missing);
@@ -938,6 +975,7 @@ out:
 
 void eval_finish(struct eval *e)
 {
+	model_build(e);
 	for (int i = 0; i < e->ncs; i++)
 		judge(e, &e->cs[i]);
 }
@@ -953,6 +991,7 @@ void eval_free(struct eval *e)
 		htab_free(&s->idx);
 		free(s->skip_reason);
 		free(s->error_msg);
+		free(s->why_none);
 		free(s->reason);
 		json_decref(s->failures);
 		json_decref(s->values);
@@ -971,6 +1010,10 @@ void eval_free(struct eval *e)
 	json_decref(e->timeouts);
 	json_decref(e->versions);
 	json_decref(e->outliers);
+	json_decref(e->fits);
+	json_decref(e->ranks_of);
+	json_decref(e->scaling);
+	json_decref(e->estimate);
 	free(e->np);
 	memset(e, 0, sizeof(*e));
 }

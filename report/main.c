@@ -21,6 +21,8 @@ struct args {
 	int charts, render, quiet, max_problems;
 	char **inputs;
 	int ninputs;
+	char **workload;         /* --workload KEY=VALUE, in order */
+	int nworkload;
 };
 
 static void usage(FILE *f)
@@ -42,6 +44,13 @@ static void usage(FILE *f)
 "                            profile's, else 5)\n"
 "      --outlier-tolerance PCT  flag elements more than PCT %% below their peers'\n"
 "                            median (default: the profile's, else 10)\n"
+"  -w, --workload KEY=VALUE  the training workload of the estimate (repeatable;\n"
+"                            overrides the profile's [workload]): params,\n"
+"                            bytes_per_grad, dp_size, gpus, stage (ddp|zero1|zero2|\n"
+"                            zero3), tokens_per_step, total_tokens, peak_tflops,\n"
+"                            mfu, price_per_gpu_hour, bucket_bytes, overlap,\n"
+"                            backend, dtype (docs/estimate.md). The estimate is a\n"
+"                            model, labelled so, never a measurement\n"
 "      --no-charts           tables only, no gnuplot\n"
 "      --gnuplot CMD         gnuplot to run (default: gnuplot from PATH)\n"
 "      --no-render           write summary.json only\n"
@@ -81,6 +90,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "tolerance", required_argument, NULL, 't' },
 		{ "outlier-tolerance", required_argument, NULL, 'O' },
+		{ "workload", required_argument, NULL, 'w' },
 		{ "no-charts", no_argument, NULL, 'C' },
 		{ "gnuplot", required_argument, NULL, 'G' },
 		{ "no-render", no_argument, NULL, 'R' },
@@ -94,8 +104,14 @@ static int parse_args(struct args *a, int argc, char **argv)
 
 	*a = (struct args){ .outdir = "ccreport-out", .tolerance = -1, .outlier_tol = -1,
 			    .charts = 1, .render = 1, .max_problems = 10 };
+	/* at most one --workload per argument */
+	a->workload = calloc(argc, sizeof(*a->workload));
+	if (!a->workload) {
+		fprintf(stderr, "ccreport: out of memory\n");
+		return -1;
+	}
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:o:b:t:n:qhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:o:b:t:n:w:qhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'p': a->profile = optarg; break;
 		case 'o': a->outdir = optarg; break;
@@ -104,6 +120,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 		case 'G': a->gnuplot = optarg; break;
 		case 'R': a->render = 0; break;
 		case 'q': a->quiet = 1; break;
+		case 'w': a->workload[a->nworkload++] = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("ccreport %s\n", RPT_VERSION); exit(0);
 		case 't':
@@ -202,9 +219,26 @@ static int write_outputs(const struct args *a, json_t *s)
 	return 0;
 }
 
+static int report(const struct args *args, const char *argv0);
+
 int main(int argc, char **argv)
 {
 	struct args a;
+	int rc;
+
+	if (parse_args(&a, argc, argv)) {
+		free(a.workload);
+		fprintf(stderr, "usage: ccreport -p PROFILE [options] RESULTS... (ccreport --help)\n");
+		return RPT_EXIT_USAGE;
+	}
+	rc = report(&a, argv[0]);
+	free(a.workload);
+	return rc;
+}
+
+static int report(const struct args *args, const char *argv0)
+{
+	struct args a = *args;
 	struct profile p;
 	struct eval e;
 	struct summary_opts so = { 0 };
@@ -212,11 +246,7 @@ int main(int argc, char **argv)
 	int n = 0, rc = RPT_EXIT_USAGE;
 	json_t *s = NULL;
 
-	if (parse_args(&a, argc, argv)) {
-		fprintf(stderr, "usage: ccreport -p PROFILE [options] RESULTS... (ccreport --help)\n");
-		return RPT_EXIT_USAGE;
-	}
-	ppath = profile_find(a.profile, argv[0]);
+	ppath = profile_find(a.profile, argv0);
 	if (!ppath) {
 		fprintf(stderr, "ccreport: profile '%s' not found (a path, or NAME of profiles/NAME.ini)\n",
 			a.profile);
@@ -226,6 +256,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err);
 		free(ppath);
 		return RPT_EXIT_USAGE;
+	}
+	for (int i = 0; i < a.nworkload; i++)
+		if (workload_flag(&p.wl, a.workload[i], err, sizeof(err))) {
+			fprintf(stderr, "%s\n", err);
+			goto free_profile;
+		}
+	if (workload_check(&p.wl, ppath, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		goto free_profile;
 	}
 	if (a.outlier_tol >= 0)
 		for (int i = 0; i < p.ncrit; i++)

@@ -236,6 +236,27 @@ unknown:
 	return NULL;
 }
 
+/* scaling_efficiency and comm_fraction: [>=|<=] FRACTION or PCT%, kept in % */
+static int derived_bound(struct criterion *c, int has_op, double x, const char *s,
+			 const char *end, char *err, size_t len)
+{
+	while (*end == ' ')
+		end++;
+	if (*end == '%') {
+		x /= 100;
+		end++;
+	}
+	if (end == s || *end || !isfinite(x) || x < 0 || x > (c->derived == DERIVED_SCALING ? 2 : 1)) {
+		snprintf(err, len, "bound '%s': expected [>=|<=] FRACTION (0.8) or PERCENT (80%%)%s",
+			 c->bound_text, c->derived == DERIVED_SCALING ? ", at most 2" : ", at most 1");
+		return -1;
+	}
+	if (!has_op)       /* efficiency wants more, the communication fraction less */
+		c->ge = c->derived == DERIVED_SCALING;
+	c->bound = 100 * x;
+	return 0;
+}
+
 /*
  * bound = [>=|<=] NUMBER UNIT  or  [>=|<=] FRACTION of rate  (FRACTION: 0.8 or 80%).
  * Units convert to the metric's: GB/s <-> Gb/s, us <-> ms; "%" and "count"
@@ -257,6 +278,8 @@ static int parse_bound(struct criterion *c, char *err, size_t len)
 	}
 	errno = 0;
 	x = strtod(s, &end);
+	if (c->derived)
+		return derived_bound(c, has_op, x, s, end, err, len);
 	if (end == s || errno || !isfinite(x) || x < 0) {
 		snprintf(err, len, "bound '%s': expected [>=|<=] NUMBER UNIT or [>=|<=] FRACTION of rate",
 			 c->bound_text);
@@ -379,6 +402,12 @@ static int crit_key(struct parse *ps, struct criterion *c, const char *k, const 
 
 		if (!set_str(ps, &c->metric, k, v))
 			return 0;
+		/* judged from the scaling chart and the estimate (model.c), in % */
+		if (!strcmp(v, "scaling_efficiency") || !strcmp(v, "comm_fraction")) {
+			c->derived = v[0] == 's' ? DERIVED_SCALING : DERIVED_COMM;
+			c->unit = "%";
+			return 1;
+		}
 		const struct metric *m = find_metric(c, e, sizeof(e));
 
 		if (!m)
@@ -423,6 +452,11 @@ static int crit_key(struct parse *ps, struct criterion *c, const char *k, const 
 	}
 	if (!strcmp(k, "required"))
 		return parse_bool(v, &c->required) ? fail(ps, "required '%s': expected yes or no", v) : 1;
+	if (!strcmp(k, "base_nodes")) {
+		if (parse_int(v, &c->base_nodes) || c->base_nodes < 1)
+			return fail(ps, "base_nodes '%s': expected a node count of at least 1", v);
+		return 1;
+	}
 	if (!strcmp(k, "outlier_tolerance")) {
 		if (!strcmp(v, "off")) {
 			c->outlier_tol = -1;
@@ -476,6 +510,10 @@ static int handler(void *user, const char *section, const char *k, const char *v
 			p->consistency_fail = !strcmp(v, "fail");
 			return 1;
 		}
+	} else if (!strcmp(section, "workload")) {
+		char e[400];
+
+		return workload_set(&p->wl, k, v, ps->line, e, sizeof(e)) ? fail(ps, "%s", e) : 1;
 	} else if (!strncmp(section, "criterion", 9) && (!section[9] || section[9] == ' ')) {
 		struct criterion *c = criterion_for(ps, section);
 
@@ -483,7 +521,7 @@ static int handler(void *user, const char *section, const char *k, const char *v
 	} else if (!*section) {
 		return fail(ps, "key '%s' outside a section", k);
 	} else {
-		return fail(ps, "unknown section [%s] (expected profile, hardware, defaults, criterion ID)",
+		return fail(ps, "unknown section [%s] (expected profile, hardware, defaults, workload, criterion ID)",
 			    section);
 	}
 	return fail(ps, "unknown key '%s' in [%s]", k, section);
@@ -494,7 +532,15 @@ static int check_criterion(const struct criterion *c, char *err, size_t len)
 {
 	const char *miss = NULL;
 
-	if (!c->probe == !c->collective)
+	if (c->derived == DERIVED_COMM && (c->probe || c->collective))
+		miss = "neither 'probe' nor 'collective' (comm_fraction judges the estimate)";
+	else if (c->derived == DERIVED_SCALING && !c->collective)
+		miss = "'collective' (scaling_efficiency judges a collective's --scale records)";
+	else if (c->derived && (c->size != SIZE_PLATEAU || c->min_nodes || c->repeat_best || c->test))
+		miss = "no 'size', 'nodes', 'repeat' or 'test' (the metric defines them)";
+	else if (c->base_nodes && c->derived != DERIVED_SCALING)
+		miss = "metric scaling_efficiency for 'base_nodes'";
+	else if (c->derived != DERIVED_COMM && !c->probe == !c->collective)
 		miss = "exactly one of 'probe' or 'collective'";
 	else if (c->probe && !c->test)
 		miss = "'test' (a probe's test)";
@@ -502,7 +548,7 @@ static int check_criterion(const struct criterion *c, char *err, size_t len)
 		miss = "'metric'";
 	else if (!c->bound_text)
 		miss = "'bound'";
-	else if (c->collective && c->scope >= 0 && c->scope != SC_CLUSTER)
+	else if ((c->collective || c->derived) && c->scope >= 0 && c->scope != SC_CLUSTER)
 		miss = "scope cluster (a collective is judged for the whole job)";
 	else if (c->scope < 0 && c->probe)
 		miss = "'scope'";
@@ -547,11 +593,16 @@ static int finish(struct parse *ps, int rc, char *err, size_t len)
 			snprintf(err, len, "%s:%d: %s", ps->name, c->bound_line, e);
 			return -1;
 		}
-		if (c->collective && c->scope < 0)
+		if ((c->collective || c->derived) && c->scope < 0)
 			c->scope = SC_CLUSTER;
+		if (c->derived) {
+			c->size = SIZE_ANY;           /* one value per element */
+			c->outlier_tol = -1;
+		}
 		if (isnan(c->outlier_tol))
 			c->outlier_tol = p->outlier_tol;
-		if (!c->title && asprintf(&c->title, "%s %s %s", c->probe ? c->probe : c->collective,
+		if (!c->title && asprintf(&c->title, "%s %s %s", c->probe ? c->probe :
+					  c->collective ? c->collective : "estimate",
 					  c->test ? c->test : "", c->metric) < 0)
 			c->title = NULL;
 	}
@@ -631,6 +682,7 @@ void profile_free(struct profile *p)
 	free(p->path);
 	free(p->description);
 	free(p->gpu_model);
+	workload_free(&p->wl);
 	memset(p, 0, sizeof(*p));
 }
 

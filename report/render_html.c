@@ -419,18 +419,54 @@ static void kv_table(FILE *f, const json_t *o)
 	fputs("</table>\n", f);
 }
 
+static void inputs_table(FILE *f, const json_t *in, const json_t *src)
+{
+	const char *k;
+	const json_t *v;
+
+	fputs("<table>\n<tr><th>input</th><th>value</th><th>source</th></tr>\n", f);
+	json_object_foreach((json_t *)in, k, v) {
+		fputs("<tr><td>", f);
+		H(f, "%s", k);
+		fputs("</td><td>", f);
+		put_plain(f, esc_html, v);
+		fputs("</td><td>", f);
+		H(f, "%s", json_string_value(json_object_get(src, k)) ?: "");
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
 static void estimate(FILE *f, const json_t *s)
 {
-	const json_t *e = json_object_get(s, "estimate");
+	const json_t *e = json_object_get(s, "estimate"), *n;
+	size_t i;
 
 	if (!json_is_object(e))
 		return;
 	fputs("<h2 id=\"estimate\">Estimate (a model, not a measurement)</h2>\n<div class=\"model\">\n<p><b>", f);
 	H(f, "%s", *j_str(e, "label") ? j_str(e, "label") : "model, not a measurement");
-	fputs("</b>. Every input of the model:</p>\n", f);
-	kv_table(f, json_object_get(e, "inputs"));
-	fputs("<p>Outputs of the model:</p>\n", f);
-	kv_table(f, json_object_get(e, "outputs"));
+	fputs("</b>.", f);
+	if (json_is_false(json_object_get(e, "made"))) {
+		fputs(" Not made: ", f);
+		H(f, "%s", j_str(e, "reason"));
+		fputs(".", f);
+	}
+	fputs(" Every input of the model, and where it came from:</p>\n", f);
+	inputs_table(f, json_object_get(e, "inputs"), json_object_get(e, "sources"));
+	if (json_is_object(json_object_get(e, "outputs"))) {
+		fputs("<p>Outputs of the model:</p>\n", f);
+		kv_table(f, json_object_get(e, "outputs"));
+	}
+	if (json_array_size(j_arr(e, "notes")))
+		fputs("<ul>\n", f);
+	json_array_foreach(j_arr(e, "notes"), i, n) {
+		fputs("<li>", f);
+		H(f, "%s", json_string_value(n) ?: "");
+		fputs("</li>\n", f);
+	}
+	if (json_array_size(j_arr(e, "notes")))
+		fputs("</ul>\n", f);
 	fputs("</div>\n", f);
 }
 

@@ -370,19 +370,53 @@ static void kv_table(FILE *f, const json_t *o)
 	fputs("\n", f);
 }
 
+static void inputs_table(FILE *f, const json_t *in, const json_t *src)
+{
+	const char *k;
+	const json_t *v;
+
+	fputs("| input | value | source |\n|---|---|---|\n", f);
+	json_object_foreach((json_t *)in, k, v) {
+		fputs("| ", f);
+		E(f, "%s", k);
+		fputs(" | ", f);
+		put_plain(f, esc_md, v);
+		fputs(" | ", f);
+		E(f, "%s", json_string_value(json_object_get(src, k)) ?: "");
+		fputs(" |\n", f);
+	}
+	fputs("\n", f);
+}
+
 /* a model's output is never mistaken for a measurement */
 static void estimate(FILE *f, const json_t *s)
 {
-	const json_t *e = json_object_get(s, "estimate");
+	const json_t *e = json_object_get(s, "estimate"), *n;
+	size_t i;
 
 	if (!json_is_object(e))
 		return;
 	fputs("## Estimate (a model, not a measurement)\n\n**", f);
 	E(f, "%s", *j_str(e, "label") ? j_str(e, "label") : "model, not a measurement");
-	fputs("**. Every input of the model:\n\n", f);
-	kv_table(f, json_object_get(e, "inputs"));
-	fputs("Outputs of the model:\n\n", f);
-	kv_table(f, json_object_get(e, "outputs"));
+	fputs("**.", f);
+	if (json_is_false(json_object_get(e, "made"))) {
+		fputs(" Not made: ", f);
+		E(f, "%s", j_str(e, "reason"));
+		fputs(".", f);
+	}
+	fputs(" Every input of the model, and where it came from:\n\n", f);
+	inputs_table(f, json_object_get(e, "inputs"), json_object_get(e, "sources"));
+	if (json_is_object(json_object_get(e, "outputs"))) {
+		fputs("Outputs of the model:\n\n", f);
+		kv_table(f, json_object_get(e, "outputs"));
+	}
+	json_array_foreach(j_arr(e, "notes"), i, n) {
+		fputs("- ", f);
+		E(f, "%s", json_string_value(n) ?: "");
+		fputs("\n", f);
+	}
+	if (json_array_size(j_arr(e, "notes")))
+		fputs("\n", f);
 }
 
 static void inputs(FILE *f, const json_t *s)

@@ -79,7 +79,41 @@ struct criterion {
 	double outlier_tol;      /* fraction below the peers' median that is flagged; < 0 off */
 	int line;                /* profile line of the section's first key, for messages */
 	int bound_line;
+	int derived;             /* DERIVED_*: judged from the model, not from records (model.c) */
+	int base_nodes;          /* scaling_efficiency: the reference node count; 0 = smallest >= 2 */
 };
+
+/* criteria whose values ccreport derives (model.c): metric scaling_efficiency, comm_fraction */
+enum { DERIVED_NONE, DERIVED_SCALING, DERIVED_COMM };
+
+/* ---- the target workload of the training estimate (workload.c, docs/estimate.md) ---- */
+enum wl_key {
+	WL_PARAMS, WL_BYTES_PER_GRAD, WL_DP_SIZE, WL_GPUS, WL_STAGE, WL_TOKENS_PER_STEP,
+	WL_TOTAL_TOKENS, WL_PEAK_TFLOPS, WL_MFU, WL_PRICE, WL_BUCKET, WL_OVERLAP,
+	WL_BACKEND, WL_DTYPE, WL_N
+};
+struct workload {
+	double v[WL_N];          /* numbers (stage: enum est_stage) */
+	char *s[WL_N];           /* backend, dtype */
+	int from[WL_N];          /* 0 default, > 0 the profile line, -1 --workload */
+	int line;                /* profile line of [workload]'s first key; 0 = no section */
+	int any;                 /* a key was given (profile or flag): an estimate is wanted */
+};
+/* the key's name in the profile, flags and summary.json */
+const char *wl_key_name(int k);
+/*
+ * Sets KEY to VALUE (from = profile line, or -1 for a flag). Returns 0, or -1
+ * with "what is wrong" (no file or line) in err.
+ */
+int workload_set(struct workload *w, const char *key, const char *value, int from,
+		 char *err, size_t len);
+/* "KEY=VALUE" of --workload; the same */
+int workload_flag(struct workload *w, const char *arg, char *err, size_t len);
+/* after profile and flags: the keys the estimate needs are there; -1 with err */
+int workload_check(const struct workload *w, const char *profile_name, char *err, size_t len);
+/* the value of key k: given, or its default (NaN: none; dp_size and gpus come from the run) */
+double workload_value(const struct workload *w, int k);
+void workload_free(struct workload *w);
 
 struct profile {
 	char *name, *path, *description;
@@ -89,6 +123,7 @@ struct profile {
 	double outlier_tol;      /* default for criteria: fraction */
 	double baseline_tol;     /* fraction */
 	int consistency_fail;    /* version mismatch: 1 fail, 0 warn */
+	struct workload wl;      /* [workload] and --workload */
 	struct criterion *crit;
 	int ncrit;
 };
@@ -203,6 +238,7 @@ struct crit_state {
 	long fake;               /* records of the test transport (transport "fake"), never judged */
 	long other_size;         /* records of other sizes than the criterion's */
 	char *skip_reason, *error_msg;
+	char *why_none;          /* derived criteria: why the model gave no value */
 	/* results of eval_finish */
 	int verdict;
 	char *reason;
@@ -235,7 +271,25 @@ struct eval {
 	/* netpair matrix: one-way pass-1 bandwidth, Gb/s, row = sender */
 	float *np;
 	int npn;
+	/* the model (model.c) */
+	json_t *fits;            /* Hockney fit records: series key -> the record's numbers */
+	json_t *ranks_of;        /* series key -> ranks */
+	json_t *scaling;         /* charts.scaling, filled by eval_finish */
+	json_t *estimate;        /* summary.estimate: null, or the model (or why there is none) */
 };
+
+/* ---- scaling and the training estimate (model.c) ---- */
+/* the key of a collective series: name|backend|dtype|op|nodes[|scale] */
+void series_key_of(char *buf, size_t len, const char *name, const char *be, const char *dt,
+		   const char *op, double nodes, int scale);
+/* a boolean field of the record is true */
+int rv_true(const struct rv *r, const char *key);
+/* a fit record (kind "fit"); 0 or -1 on no memory */
+int model_note_fit(struct eval *e, const struct rv *r);
+/* feeds a derived criterion one element's value; 0 or -1 on no memory (eval.c) */
+int eval_add_value(struct crit_state *s, const char *element, double value);
+/* builds e->scaling and e->estimate and feeds the derived criteria; before judging */
+void model_build(struct eval *e);
 
 int eval_init(struct eval *e, const struct profile *p);
 /* feeds one record (the header included); returns 0 or -1 with err */

@@ -64,8 +64,8 @@ static json_t *criterion_json(const struct crit_state *s)
 		worst = json_pack("{s:s, s:s, s:f, s:s}", "element", s->el[s->worst].name,
 				  "host", s->el[s->worst].host, "value", s->worst_pt.value, "unit", c->unit);
 	j = json_pack("{s:s, s:s?, s:s, s:s?, s:s?, s:s?, s:s?, s:s, s:s, s:s, s:s, s:s, s:b, s:o}",
-		      "id", c->id, "title", c->title, "kind", c->probe ? "probe" : "collective",
-		      "probe", c->probe ? c->probe : c->collective, "test", c->test,
+		      "id", c->id, "title", c->title, "kind", c->probe ? "probe" : c->collective ?
+		      "collective" : "estimate", "probe", c->probe ?: c->collective ?: "estimate", "test", c->test,
 		      "backend", c->backend, "dtype", c->dtype, "op", c->op ?: "",
 		      "metric", c->metric, "unit", c->unit, "scope", rpt_scope_name(c->scope),
 		      "severity", c->fail ? "fail" : "warn", "required", c->required, "bound", bound);
@@ -370,9 +370,9 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	json_object_set_new(s, "baseline", base);
 	json_object_set(s, "diagnoses", e->diagnoses);
 	json_object_set_new(s, "problems", pr);
-	json_object_set_new(s, "charts", json_pack("{s:o, s:o, s:[]}", "collectives",
-		summary_series(e->series), "netpair", netpair_json(e), "scaling"));
-	json_object_set_new(s, "estimate", json_null());
+	json_object_set_new(s, "charts", json_pack("{s:o, s:o, s:O}", "collectives",
+		summary_series(e->series), "netpair", netpair_json(e), "scaling", e->scaling));
+	json_object_set(s, "estimate", e->estimate);
 	return s;
 fail:
 	json_decref(crit);

@@ -1,9 +1,10 @@
 #!/bin/bash
 # scripts/demo.sh (make demo): runs ccprobe end to end. As root, on a 4-host
 # emulated cluster (scripts/emucluster) with node2's link degraded to
-# 100mbit: the all_reduce sweep and the netpair matrix, then what the
-# diagnosis flagged, then the acceptance report (ccreport, profile emu-1g) with
-# its verdict and the path of index.html. Without root, 4 local ranks and no
+# 100mbit: the all_reduce sweep on 1, 2 and 4 nodes (--scale) and the netpair
+# matrix, then what the diagnosis flagged, then the acceptance report
+# (ccreport, profile emu-1g: with the scaling chart and the training estimate
+# of a toy workload, a model) with its verdict and the path of index.html. Without root, 4 local ranks and no
 # cluster (the report is then incomplete: netpair needs two hosts).
 set -u
 cd "$(dirname "$0")/.."
@@ -24,7 +25,7 @@ if [ "$(id -u)" -eq 0 ] && scripts/emucluster up 4 --rate 1gbit --degrade node2=
 	trap 'scripts/emucluster down' EXIT
 	degraded=", as expected with node2 degraded"
 	echo "demo: 4 emulated hosts (node0..node3), 1gbit links, node2 degraded to 100mbit"
-	scripts/emucluster mpirun -np 4 build/ccprobe "${SWEEP[@]}" -o "$OUT" all_reduce netpair
+	scripts/emucluster mpirun -np 4 build/ccprobe --scale "${SWEEP[@]}" -o "$OUT" all_reduce netpair
 	rc=$?
 else
 	echo "demo: not root (or no network namespaces): running 4 local ranks instead of an emulated cluster"
@@ -37,8 +38,9 @@ echo
 echo "demo: results in $OUT ($(wc -l <"$OUT") records; schema in docs/results.md)"
 jq -r -s '
 	(.[0] | "demo: \(.world_size) ranks on \(.nodes) host(s): \([.hosts[].name] | join(", "))"),
-	([.[] | select(.type == "measurement" and .name == "all_reduce")] | max_by(.busbw_GBps) //
-		empty | "demo: all_reduce peak busbw \(.busbw_GBps * 1000 | round / 1000) GB/s at \(.bytes) B, wrong = \(.wrong)"),
+	([.[] | select(.type == "measurement" and .kind == "collective" and .name == "all_reduce")] |
+		group_by(.nodes)[] | max_by(.busbw_GBps) // empty |
+		"demo: all_reduce on \(.nodes) node(s): peak busbw \(.busbw_GBps * 1000 | round / 1000) GB/s at \(.bytes) B, wrong = \(.wrong)"),
 	([.[] | select(.type == "diagnosis" and .subject == "node" and .verdict != "ok")][] |
 		"demo: netpair: node \(.host) \(.verdict): \(.evidence.summary)"),
 	([.[] | select(.type == "diagnosis" and .subject == "link" and
@@ -68,6 +70,12 @@ case $rrc in
 	fail:?*) echo "demo: report verdict fail$degraded (names the node and its links above)" ;;
 	*) echo "demo: report verdict $verdict" ;;
 	esac
+	jq -r '(.charts.scaling[]? | "demo: scaling of \(.name) \(.backend): " +
+			([.efficiency[] | select(.eff_base != null) | "\(.nodes) nodes \(.eff_base * 100 | round) %"] |
+			join(", ")) + " of \(.base_nodes) nodes"),
+		(.estimate | select(. != null) | if .made then
+			"demo: estimate (a model, not a measurement): toy workload, comm fraction \(.outputs.comm_fraction * 100 | round) %, \(.outputs.days * 24 * 10 | round / 10) hours"
+			else "demo: no estimate: \(.reason)" end)' "$OUT_DIR/report/summary.json"
 	if [ -f "$OUT_DIR/report/index.html" ]; then
 		echo "demo: open $(realpath "$OUT_DIR/report/index.html")"
 	fi

@@ -78,8 +78,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < p.ncrit; i++) {
 		const struct criterion *c = &p.crit[i];
 
-		CHECK(c->metric && c->unit && c->npath && c->scope >= 0 && c->scope < SC_N);
-		CHECK(isfinite(c->bound) && c->relative >= 0 && !c->probe != !c->collective);
+		/* derived metrics (scaling_efficiency, comm_fraction) have no field path */
+		CHECK(c->metric && c->unit && (c->npath || c->derived) && c->scope >= 0 && c->scope < SC_N);
+		CHECK(isfinite(c->bound) && c->relative >= 0 && (c->derived == DERIVED_COMM ?
+		      !c->probe && !c->collective : !c->probe != !c->collective));
 	}
 	CHECK(!(eval_init(&e, &p)));
 	struct results_sink sink = { feed, feed_measurement, &e };

@@ -114,6 +114,50 @@ t_check "a counter that moved fails, naming the NIC" \
 t_check "hostile host names survive as data" \
 	jq -e '.cluster.hosts | index("no\"de2<script>alert(1)</script>\nx") != null' "$s/hostile-names.json"
 
+# scaling and the estimate (scale-pass: a real --scale run of the emulated cluster, nodes 1, 2, 4)
+t_check "scaling: one series, points at 2 and 4 nodes (1 rank on 1 node has busbw 0: left out), ideal at 2 nodes" \
+	jq -e '.charts.scaling | length == 1 and (.[0].points | map(.[0])) == [2, 4] and .[0].base_nodes == 2 and
+		.[0].ideal_GBps == .[0].points[0][1] and (.[0].efficiency | map(.nodes)) == [1, 2, 4] and
+		.[0].efficiency[0].eff_base == null and .[0].efficiency[1].eff_base == 1' "$s/scale-pass.json"
+# the plateau busbw of each node count from the records themselves: median of the 3 largest sizes
+plateau() {
+	jq -s --argjson n "$2" '[.[] | select(.kind == "collective" and .nodes == $n)] | sort_by(.bytes) |
+		.[-3:] | map(.busbw_GBps) | sort | .[1]' "$CASES/scale-pass/results.jsonl"
+}
+p2=$(plateau x 2); p4=$(plateau x 4)
+t_check "scaling: efficiency at 4 nodes = plateau(4) / plateau(2) = $p4 / $p2, within the bound >= 50 %" \
+	jq -e --argjson a "$p2" --argjson b "$p4" '(.charts.scaling[0].efficiency[2].eff_base - $b / $a | fabs) < 1e-5 and
+		(.criteria[] | select(.id == "allreduce_scaling") | .verdict == "pass" and
+		(.values[0].value - 100 * $b / $a | fabs) < 1e-3)' "$s/scale-pass.json"
+t_check "scaling fail: names the node count and its efficiency against the base" \
+	jq -e '.criteria[0] | .verdict == "fail" and .failures[0].element == "4 nodes vs 2 (mpi float sum)" and
+		.failures[0].value < 95 and .failures[0].bound == 95' "$s/scale-fail.json"
+# the estimate by hand: the 384 KiB bucket between the swept 256 and 512 KiB (log-log), 4 ranks, DDP
+bw=$(jq -s '[.[] | select(.kind == "collective" and .nodes == 4 and (.bytes == 262144 or .bytes == 524288))] |
+	sort_by(.bytes) | map(.busbw_GBps) | .[0] * pow(.[1] / .[0]; (393216 | log) - (262144 | log) | . / (2 | log))' \
+	"$CASES/scale-pass/results.jsonl")
+t_check "estimate: busbw at the bucket interpolated log-log ($bw GB/s), sync = 2 x 3/4 x 4e6 B / busbw, compute = 6 x 1e6 x 4096 / (4 x 0.05e12 x 0.5)" \
+	jq -e --argjson bw "$bw" '.estimate | .label == "model, not a measurement" and .made and
+		(.inputs.busbw_GBps - $bw | fabs) < 1e-6 and .measured.from_bytes == 262144 and .measured.to_bytes == 524288 and
+		(.outputs.sync_s - 1.5 * 4e6 / ($bw * 1e9) | fabs) < 1e-4 and (.outputs.compute_s - 0.24576 | fabs) < 1e-6 and
+		(.outputs.exposed_s - (.outputs.sync_s - 0.1 * 0.24576) | fabs) < 1e-5 and .outputs.buckets == 11 and
+		(.outputs.comm_fraction - .outputs.exposed_s / .outputs.step_s | fabs) < 1e-5 and
+		(.outputs.cost - 2 * 4 * 1e8 / 4096 * .outputs.step_s / 3600 | fabs) < 1e-2' "$s/scale-pass.json"
+t_check "estimate: every input has its source (profile line, default, the measured record, the fit)" \
+	jq -e '.estimate | (.inputs | keys) - (.sources | keys) == [] and .sources.params == "profile line 20" and
+		.sources.stage == "default" and (.sources.busbw_GBps | test("^measured: all_reduce mpi float sum on 4 node")) and
+		(.sources.alpha_us | test("^fit record"))' "$s/scale-pass.json"
+t_check "estimate from flags, ZeRO-3 (k = 3), the 25 MiB default bucket beyond the sweep: from the fit, and said so" \
+	jq -e '.estimate | .outputs.k == 3 and .sources.stage == "--workload" and .inputs.bucket_bytes == 26214400 and
+		(.measured.method | test("Hockney fit")) and any(.notes[]; test("outside the sweep"))' "$s/estimate-comm-fail.json"
+t_check "comm_fraction above its bound fails, in %" \
+	jq -e '.criteria[0] | .verdict == "fail" and .unit == "%" and .failures[0].element == "estimate" and
+		.failures[0].value > 20' "$s/estimate-comm-fail.json"
+t_check "a workload without the measurement it needs: the estimate says why, its criterion is incomplete" \
+	jq -e '.estimate.made == false and (.estimate.reason | test("backend nccl")) and .estimate.outputs == null and
+		.criteria[0].verdict == "incomplete" and (.criteria[0].reason | test("^no estimate: "))' "$s/estimate-not-made.json"
+t_check "no workload: the estimate is null" jq -e '.estimate == null' "$s/scale-fail.json"
+
 # the terminal summary: verdict first, nothing from the results can break a line
 out=$(cd "$CASES/hostile-names" && "$CCREPORT" -p emu-1g --no-render -o "$T_TMP/h2" results.jsonl)
 if [ "$(printf '%s\n' "$out" | head -1 | cut -d' ' -f1-3)" = "ccreport: verdict fail" ] &&

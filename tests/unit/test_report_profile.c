@@ -138,6 +138,84 @@ static void test_sizes(void **state)
 	assert_int_equal(rpt_parse_size("99999999999T", &v), -1);
 }
 
+/* scaling_efficiency and comm_fraction: bounds in %, from a fraction or a percentage */
+static void test_derived_metrics(void **state)
+{
+	struct profile p;
+
+	(void)state;
+	assert_int_equal(parse(&p,
+		"[criterion s]\ncollective = all_reduce\nmetric = scaling_efficiency\nbound = 0.8\nbase_nodes = 4\n"
+		"[criterion c]\nmetric = comm_fraction\nbound = 30%\n"), 0);
+	assert_int_equal(p.crit[0].derived, DERIVED_SCALING);
+	assert_int_equal(p.crit[0].ge, 1);
+	assert_true(fabs(p.crit[0].bound - 80) < 1e-9);
+	assert_int_equal(p.crit[0].base_nodes, 4);
+	assert_string_equal(p.crit[0].unit, "%");
+	assert_int_equal(p.crit[1].derived, DERIVED_COMM);
+	assert_int_equal(p.crit[1].ge, 0);
+	assert_true(fabs(p.crit[1].bound - 30) < 1e-9);
+	assert_int_equal(p.crit[1].scope, SC_CLUSTER);
+	profile_free(&p);
+
+	assert_int_equal(parse(&p, "[criterion c]\ncollective = all_reduce\nmetric = comm_fraction\nbound = 0.3\n"), -1);
+	assert_string_equal(err, "t.ini:2: criterion 'c' needs neither 'probe' nor 'collective' "
+			    "(comm_fraction judges the estimate)");
+	assert_int_equal(parse(&p, "[criterion s]\nmetric = scaling_efficiency\nbound = 0.8\n"), -1);
+	assert_string_equal(err, "t.ini:2: criterion 's' needs 'collective' (scaling_efficiency judges a "
+			    "collective's --scale records)");
+	assert_int_equal(parse(&p, "[criterion s]\ncollective = x\nmetric = scaling_efficiency\nsize = 8M\nbound = 0.8\n"), -1);
+	assert_int_equal(parse(&p, "[criterion s]\ncollective = x\nmetric = scaling_efficiency\nbound = 0.8 GB/s\n"), -1);
+	assert_string_equal(err, "t.ini:4: bound '0.8 GB/s': expected [>=|<=] FRACTION (0.8) or PERCENT (80%), at most 2");
+	assert_int_equal(parse(&p, "[criterion s]\ncollective = x\nmetric = scaling_efficiency\nbound = 0.8\nbase_nodes = 0\n"), -1);
+	assert_string_equal(err, "t.ini:5: base_nodes '0': expected a node count of at least 1");
+	assert_int_equal(parse(&p, CRIT "bound = >= 1 GB/s\nbase_nodes = 2\n"), -1);
+	assert_string_equal(err, "t.ini:2: criterion 'a' needs metric scaling_efficiency for 'base_nodes'");
+}
+
+/* [workload]: every key checked where it is read; flags override; what is missing */
+static void test_workload(void **state)
+{
+	struct profile p;
+	char e[400];
+
+	(void)state;
+	assert_int_equal(parse(&p, CRIT "bound = >= 1 GB/s\n[workload]\nparams = 7e9\nstage = zero3\n"
+			       "mfu = 40%\nbucket_bytes = 25M\ntokens_per_step = 4e6\n"), 0);
+	assert_true(p.wl.any);
+	assert_int_equal(p.wl.line, 8);
+	assert_int_equal(p.wl.from[WL_PARAMS], 8);
+	assert_true(fabs(workload_value(&p.wl, WL_MFU) - 0.4) < 1e-12);
+	assert_true(workload_value(&p.wl, WL_BUCKET) == 25 << 20);
+	assert_true(workload_value(&p.wl, WL_STAGE) == 3);
+	assert_true(workload_value(&p.wl, WL_BYTES_PER_GRAD) == 2);   /* the default */
+	assert_int_equal(workload_check(&p.wl, "t.ini", e, sizeof(e)), -1);
+	assert_string_equal(e, "t.ini:8: [workload] needs 'total_tokens' (in the profile or --workload total_tokens=...)");
+	assert_int_equal(workload_flag(&p.wl, "total_tokens=1e12", e, sizeof(e)), 0);
+	assert_int_equal(workload_flag(&p.wl, "peak_tflops=989", e, sizeof(e)), 0);
+	assert_int_equal(workload_flag(&p.wl, "mfu=0.5", e, sizeof(e)), 0);   /* over the profile's */
+	assert_int_equal(p.wl.from[WL_MFU], -1);
+	assert_true(workload_value(&p.wl, WL_MFU) == 0.5);
+	assert_int_equal(workload_check(&p.wl, "t.ini", e, sizeof(e)), 0);
+	assert_int_equal(workload_flag(&p.wl, "gpus=6", e, sizeof(e)), 0);
+	assert_int_equal(workload_flag(&p.wl, "dp_size=4", e, sizeof(e)), 0);
+	assert_int_equal(workload_check(&p.wl, "t.ini", e, sizeof(e)), -1);
+	assert_string_equal(e, "ccreport: --workload: gpus 6 is not a multiple of dp_size 4");
+	assert_int_equal(workload_flag(&p.wl, "mfu", e, sizeof(e)), -1);
+	assert_string_equal(e, "ccreport: --workload 'mfu': expected KEY=VALUE");
+	assert_int_equal(workload_flag(&p.wl, "overlap=1.5", e, sizeof(e)), -1);
+	assert_string_equal(e, "ccreport: --workload: overlap '1.5': expected a fraction from 0 to 1 (0.4 or 40%)");
+	assert_int_equal(workload_flag(&p.wl, "dp_size=2.5", e, sizeof(e)), -1);
+	profile_free(&p);
+
+	assert_int_equal(parse(&p, CRIT "bound = >= 1 GB/s\n[workload]\nparams = 7e9\nparams = 8e9\n"), -1);
+	assert_string_equal(err, "t.ini:9: 'params' given twice");
+	assert_int_equal(parse(&p, CRIT "bound = >= 1 GB/s\n[workload]\nparams = -1\n"), -1);
+	assert_string_equal(err, "t.ini:8: params '-1': expected a number above 0 (7e9, 4096)");
+	assert_int_equal(parse(&p, CRIT "bound = >= 1 GB/s\n[workload]\nmfu = 0\n"), -1);
+	assert_int_equal(parse(&p, CRIT "bound = >= 1 GB/s\n[workload]\nbackend = NC CL\n"), -1);
+}
+
 static void test_shipped_profiles_load(void **state)
 {
 	static const char *const names[] = { "h100-sxm-8x-ndr400", "h200-sxm-8x-ndr400",
@@ -166,6 +244,8 @@ int main(void)
 		cmocka_unit_test(test_errors_name_the_line),
 		cmocka_unit_test(test_long_line),
 		cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_derived_metrics),
+		cmocka_unit_test(test_workload),
 		cmocka_unit_test(test_shipped_profiles_load),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

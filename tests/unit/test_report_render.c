@@ -686,12 +686,16 @@ static void test_scaling_and_estimate(void **state)
 	(void)state;
 	render(s, o, &out);
 	assert_has(out.md, "## Estimate (a model, not a measurement)\n\n**model, not a measurement**");
-	assert_has(out.md, "| model\\_params\\_b | 70 |");
-	assert_has(out.md, "| allreduce\\_busbw\\_GBps | 371.2 |");
-	assert_has(out.md, "| overlap | 0.7 |");
+	/* every input with where it came from, the outputs, the notes */
+	assert_has(out.md, "| model\\_params\\_b | 70 | profile line 40 |");
+	assert_has(out.md, "| allreduce\\_busbw\\_GBps | 371.2 | measured: all\\_reduce nccl bfloat16 sum on 4 node(s), 32 rank(s) |");
+	assert_has(out.md, "| overlap | 0.7 |  |");
 	assert_has(out.md, "| step\\_time\\_s | 2.91 |");
+	assert_has(out.md, "- busbw measured on 32 ranks stands for 64\n");
 	assert_has(out.html, "<div class=\"model\">");
-	assert_has(out.html, "<tr><td>global_batch_tokens</td><td>4194304</td></tr>");
+	assert_has(out.html, "<tr><td>global_batch_tokens</td><td>4194304</td><td></td></tr>");
+	assert_has(out.html, "<li>busbw measured on 32 ranks stands for 64</li>");
+	assert_lacks(out.md, "Not made");
 	if (have_gnuplot()) {
 		assert_has(out.md, "![bus bandwidth vs node count](chart-scaling.svg)");
 		svg = slurp(out.dir, "chart-scaling.svg");
@@ -701,6 +705,27 @@ static void test_scaling_and_estimate(void **state)
 		free(svg);
 		assert_xml(out.dir, "chart-scaling.svg");
 	}
+	out_free(&out);
+	json_decref(s);
+}
+
+/* an estimate the measurements could not fill says why, and has no outputs table */
+static void test_estimate_not_made(void **state)
+{
+	json_t *s = fixture("scaling"), *e;
+	struct render_opts o = { .charts = 0 };
+	struct out out;
+
+	(void)state;
+	e = json_object_get(s, "estimate");
+	json_object_set_new(e, "made", json_false());
+	json_object_set_new(e, "reason", json_string("no all_reduce records <of> backend nccl"));
+	json_object_set_new(e, "outputs", json_null());
+	render(s, o, &out);
+	assert_has(out.md, "**model, not a measurement**. Not made: no all\\_reduce records \\<of> backend nccl.");
+	assert_has(out.html, "</b>. Not made: no all_reduce records &lt;of&gt; backend nccl.");
+	assert_lacks(out.md, "Outputs of the model");
+	assert_lacks(out.html, "Outputs of the model");
 	out_free(&out);
 	json_decref(s);
 }
@@ -807,6 +832,7 @@ int main(void)
 		cmocka_unit_test(test_big_heatmap),
 		cmocka_unit_test(test_huge_heatmap),
 		cmocka_unit_test(test_scaling_and_estimate),
+		cmocka_unit_test(test_estimate_not_made),
 		cmocka_unit_test(test_long_utf8),
 		cmocka_unit_test(test_bad_outdir),
 		cmocka_unit_test(test_extreme_points),

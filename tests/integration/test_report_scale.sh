@@ -1,0 +1,60 @@
+#!/bin/bash
+# ccreport on a real --scale run of the emulated cluster (scripts/emucluster, 4
+# hosts, needs root): records for 1, 2 and 4 nodes; the report carries the
+# scaling chart (busbw at the plateau against node count, each step's
+# efficiency) and the training estimate of emu-1g's toy workload, labelled a
+# model, with a flag overriding the profile. Prints the estimate's numbers.
+source "$(dirname "$0")/../lib.sh"
+
+EMU=$T_ROOT/scripts/emucluster
+P=$T_ROOT/build/ccprobe
+R=$T_ROOT/build/ccreport
+
+if ! t_is_root; then
+	t_skip "--scale report on an emulated cluster (needs root for network namespaces)"
+	t_done
+	exit
+fi
+trap '"$EMU" down >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
+trap 'exit 130' INT TERM
+
+if ! "$EMU" up 4 --rate 1gbit >"$T_TMP/up.log" 2>&1; then
+	t_fail "emucluster up 4: $(tail -3 "$T_TMP/up.log")"
+	t_done
+	exit
+fi
+out=$T_TMP/scale.jsonl
+"$EMU" mpirun -np 4 "$P" --scale -n 3 -w 1 -r 3 -b 8 -e 1M -q -o "$out" all_reduce >"$T_TMP/probe.log" 2>&1
+rc=$?
+"$EMU" down >/dev/null 2>&1
+t_check "ccprobe --scale on 4 hosts: exit 0 (rc=$rc)" [ "$rc" -eq 0 ]
+t_check "all_reduce records for nodes 1, 2 and 4, and a fit for each" jq -e -s '
+	([.[] | select(.kind == "collective") | .nodes] | unique) == [1, 2, 4] and
+	([.[] | select(.kind == "fit") | .nodes] | unique) == [1, 2, 4]' "$out"
+
+rep=$T_TMP/report
+"$R" -p emu-1g -w overlap=0.5 -q -o "$rep" "$out" >"$T_TMP/report.log" 2>&1
+rc=$?
+s=$rep/summary.json
+# netpair was not run: its required criteria make the report incomplete (4)
+t_check "ccreport -p emu-1g: exit 4, netpair not measured (rc=$rc)" [ "$rc" -eq 4 ]
+t_check "charts.scaling: 2 points (2 and 4 nodes; 1 rank on 1 node has busbw 0), efficiency of 1, 2, 4 nodes" \
+	jq -e '.charts.scaling | length == 1 and (.[0].points | map(.[0])) == [2, 4] and
+		all(.[0].points[]; .[1] > 0) and (.[0].efficiency | map(.nodes)) == [1, 2, 4] and
+		.[0].base_nodes == 2 and .[0].efficiency[2].eff_step > 0' "$s"
+t_check "the scaling criterion is judged (pass or warn, never incomplete) on 4 nodes vs 2" \
+	jq -e '.criteria[] | select(.id == "allreduce_scaling") | (.verdict == "pass" or .verdict == "warn") and
+		(.values[0].element | startswith("4 nodes vs 2"))' "$s"
+t_check "index.html draws the scaling chart with each step's efficiency" \
+	bash -c "grep -q 'bus bandwidth vs node count' '$rep/index.html' && grep -q 'efficiency against 2 nodes' '$rep/index.html' &&
+		grep -q '<svg' '$rep/index.html'"
+t_check "the estimate: made from the 4-node all_reduce and its fit, labelled a model, the flag's overlap" \
+	jq -e '.estimate | .label == "model, not a measurement" and .made and .measured.nodes == 4 and
+		.measured.scale and .inputs.overlap == 0.5 and .sources.overlap == "--workload" and
+		.sources.params != null and (.inputs.alpha_us | type) == "number" and .outputs.days > 0' "$s"
+t_check "report.md and index.html label the estimate a model" \
+	bash -c "grep -q 'Estimate (a model, not a measurement)' '$rep/report.md' &&
+		grep -q 'Estimate (a model, not a measurement)' '$rep/index.html'"
+jq -r '.charts.scaling[0].efficiency[] | "   all_reduce plateau busbw on \(.nodes) node(s): \(.busbw_GBps) GB/s, efficiency vs 2 nodes \(.eff_base)"' "$s"
+jq -r '.estimate | "   estimate (model): busbw at \(.inputs.bucket_bytes) B \(.inputs.busbw_GBps) GB/s, sync \(.outputs.sync_s) s (fit \(.outputs.sync_fit_s) s), compute \(.outputs.compute_s) s, step \(.outputs.step_s) s, comm fraction \(.outputs.comm_fraction), \(.outputs.days) days"' "$s"
+t_done
