@@ -5,29 +5,13 @@
  * small fixed results file with them must not break.
  */
 #include "../../report/report.h"
+#include "invariant.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const uint8_t *cur;
-static size_t cur_size;
-
-/* a broken invariant: say which, keep the input (a regression fixture to be) and abort */
-#define CHECK(cond) do { if (!(cond)) broken(#cond, __LINE__); } while (0)
-static void broken(const char *what, int line)
-{
-	FILE *f = fopen("fuzz-failure.bin", "wb");
-
-	if (f) {
-		fwrite(cur, 1, cur_size, f);
-		fclose(f);
-	}
-	fprintf(stderr, "%s:%d: invariant broken: %s (input in fuzz-failure.bin)\n", __FILE__, line, what);
-	abort();
-}
 
 static const char results[] =
 	"{\"type\":\"run\",\"schema\":1,\"hosts\":[{\"name\":\"a\",\"ranks\":[0]},{\"name\":\"b\",\"ranks\":[1]}],\"world_size\":2}\n"
@@ -62,8 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!text)
 		return 0;
-	cur = data;
-	cur_size = size;
+	fuzz_input = data;
+	fuzz_input_size = size;
 	memcpy(text, data, size);
 	text[size] = '\0';
 	err[0] = '\0';

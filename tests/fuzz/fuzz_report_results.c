@@ -7,28 +7,12 @@
  * random and mutated inputs) or with clang -fsanitize=fuzzer (make fuzz).
  */
 #include "../../report/report.h"
+#include "invariant.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const uint8_t *cur;
-static size_t cur_size;
-
-/* a broken invariant: say which, keep the input (a regression fixture to be) and abort */
-#define CHECK(cond) do { if (!(cond)) broken(#cond, __LINE__); } while (0)
-static void broken(const char *what, int line)
-{
-	FILE *f = fopen("fuzz-failure.bin", "wb");
-
-	if (f) {
-		fwrite(cur, 1, cur_size, f);
-		fclose(f);
-	}
-	fprintf(stderr, "%s:%d: invariant broken: %s (input in fuzz-failure.bin)\n", __FILE__, line, what);
-	abort();
-}
 
 /* one criterion of each shape: absolute, relative, plateau, node scope, counters */
 static const char profile_text[] =
@@ -104,8 +88,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json_t *s;
 	int rc;
 
-	cur = data;
-	cur_size = size;
+	fuzz_input = data;
+	fuzz_input_size = size;
 	if (!ready) {
 		if (profile_parse_string(&prof, profile_text, "fuzz.ini", err, sizeof(err))) {
 			fprintf(stderr, "%s\n", err);
