@@ -63,7 +63,8 @@ static void usage(FILE *f)
 "\n"
 "Exit codes:\n"
 "  0  pass (warnings allowed)\n"
-"  1  a criterion failed, versions differ across hosts, or a regression against the baseline\n"
+"  1  a criterion failed, versions differ across hosts, the hardware falls short of the\n"
+"     profile (GPU model or count, NICs at the rate), or a regression against the baseline\n"
 "  2  usage error, or an input or profile that cannot be read (one line: file:line: what)\n"
 "  3  the outputs could not be written\n"
 "  4  incomplete: a required probe is missing, skipped or not built, or a run did not finish\n");
