@@ -26,6 +26,17 @@ static void para(FILE *f, const struct markup *m, const char *text)
 	fputs(m->p_close, f);
 }
 
+/* a section's heading; 0, after saying so in one line, when it has no rows */
+static int section(FILE *f, const struct markup *m, int level, const char *id,
+		   const char *title, const json_t *rows, const char *none)
+{
+	m->heading(f, level, id, title);
+	if (json_array_size(rows))
+		return 1;
+	para(f, m, none);
+	return 0;
+}
+
 /* the number is ccreport's own formatting; only the unit came from results */
 static void value_unit(FILE *f, const struct markup *m, const json_t *o, const char *key,
 		       const char *unit)
@@ -120,11 +131,9 @@ static void criteria_table(FILE *f, const struct markup *m, const json_t *s)
 	const json_t *crit;
 	size_t i;
 
-	m->heading(f, 2, "criteria", "Criteria");
-	if (!json_array_size(j_arr(s, "criteria"))) {
-		para(f, m, "No criteria were judged.");
+	if (!section(f, m, 2, "criteria", "Criteria", j_arr(s, "criteria"),
+		     "No criteria were judged."))
 		return;
-	}
 	m->table_open(f, heads, 6);
 	json_array_foreach(j_arr(s, "criteria"), i, crit)
 		criteria_row(f, m, crit);
@@ -178,11 +187,8 @@ static void problems(FILE *f, const struct markup *m, const json_t *s)
 	const json_t *p;
 	size_t i;
 
-	m->heading(f, 2, "problems", "Problems");
-	if (!json_array_size(j_arr(s, "problems"))) {
-		para(f, m, "None.");
+	if (!section(f, m, 2, "problems", "Problems", j_arr(s, "problems"), "None."))
 		return;
-	}
 	m->list_open(f, NULL);
 	json_array_foreach(j_arr(s, "problems"), i, p) {
 		fputs(m->li_open, f);
@@ -204,13 +210,8 @@ static void generic(FILE *f, const struct markup *m, const char *id, const char 
 	const json_t *r;
 	size_t i, k;
 
-	if (!rows)
+	if (!rows || !section(f, m, 2, id, heading, rows, none))
 		return;
-	m->heading(f, 2, id, heading);
-	if (!json_array_size(rows)) {
-		para(f, m, none);
-		return;
-	}
 	m->table_open(f, heads, n);
 	json_array_foreach(rows, i, r) {
 		fputs(m->tr_open, f);
@@ -286,10 +287,8 @@ static void outliers(FILE *f, const struct markup *m, const json_t *s)
 	static const char *const heads[] = { "criterion", "element", "host", "value",
 					     "peer median", "below median" };
 
-	m->heading(f, 2, "outliers", "Outliers");
-	if (!json_array_size(j_arr(s, "outliers")))
-		para(f, m, "None: no element stands out from its peers.");
-	else
+	if (section(f, m, 2, "outliers", "Outliers", j_arr(s, "outliers"),
+		    "None: no element stands out from its peers."))
 		number_table(f, m, j_arr(s, "outliers"), col, heads, 6);
 }
 
@@ -299,11 +298,9 @@ static void consistency(FILE *f, const struct markup *m, const json_t *s)
 	const json_t *c, *v;
 	size_t i, j;
 
-	m->heading(f, 2, "consistency", "Consistency across hosts");
-	if (!json_array_size(j_arr(s, "consistency"))) {
-		para(f, m, "No differences between hosts.");
+	if (!section(f, m, 2, "consistency", "Consistency across hosts", j_arr(s, "consistency"),
+		     "No differences between hosts."))
 		return;
-	}
 	m->table_open(f, heads, 3);
 	json_array_foreach(j_arr(s, "consistency"), i, c)
 		json_array_foreach(j_arr(c, "values"), j, v) {
@@ -331,10 +328,7 @@ static void change_table(FILE *f, const struct markup *m, const char *what, cons
 	static const char *const heads[] = { "metric", "element", "baseline", "now", "change",
 					     "run-to-run spread" };
 
-	m->heading(f, 3, NULL, what);
-	if (!json_array_size(rows))
-		para(f, m, "None.");
-	else
+	if (section(f, m, 3, NULL, what, rows, "None."))
 		number_table(f, m, rows, col, heads, 6);
 }
 

@@ -7,8 +7,6 @@
 #include "escape.h"
 #include "render_priv.h"
 
-#include <string.h>
-
 #define E(f, ...) put_esc(f, esc_md, __VA_ARGS__)
 
 static void md_header(FILE *f, const json_t *s, size_t n, const int count[4])
