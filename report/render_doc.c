@@ -1,0 +1,530 @@
+/*
+ * report/render_doc.c: the sections of report.md and index.html, written
+ * once. Each section walks the summary and writes through a struct markup
+ * (render_priv.h): literal markup from its strings and hooks, everything
+ * that came from the summary through m->esc (put_esc, put_plain).
+ */
+#include "render_priv.h"
+
+#include <string.h>
+
+/* failures named inside the criteria table cell */
+#define CELL_FAILURES 3
+
+#define E(f, m, ...) put_esc(f, (m)->esc, __VA_ARGS__)
+
+/* one column of a table of numbers: text, or a number with the row's unit or "%" */
+struct column {
+	const char *key;
+	enum { COL_TEXT, COL_UNIT, COL_PCT } kind;
+};
+
+static void para(FILE *f, const struct markup *m, const char *text)
+{
+	m->p_open(f, NULL);
+	fputs(text, f);
+	fputs(m->p_close, f);
+}
+
+/* a section's heading; 0, after saying so in one line, when it has no rows */
+static int section(FILE *f, const struct markup *m, int level, const char *id,
+		   const char *title, const json_t *rows, const char *none)
+{
+	m->heading(f, level, id, title);
+	if (json_array_size(rows))
+		return 1;
+	para(f, m, none);
+	return 0;
+}
+
+/* the number is ccreport's own formatting; only the unit came from results */
+static void value_unit(FILE *f, const struct markup *m, const json_t *o, const char *key,
+		       const char *unit)
+{
+	char buf[48];
+
+	fmt_value(buf, sizeof(buf), json_object_get(o, key));
+	fputs(buf, f);
+	if (strcmp(buf, "n/a") && *unit) {
+		fputs(strcmp(unit, "%") ? " " : "", f);
+		m->esc(f, unit);
+	}
+}
+
+static void failure_text(FILE *f, const struct markup *m, const json_t *fl)
+{
+	char buf[1024];
+
+	fmt_failure(buf, sizeof(buf), fl);
+	E(f, m, "%s", buf);
+}
+
+static void header(FILE *f, const struct markup *m, const json_t *s)
+{
+	const json_t *crit;
+	int count[4] = { 0 };
+	size_t i;
+
+	json_array_foreach(j_arr(s, "criteria"), i, crit) {
+		const char *cv = j_str(crit, "verdict");
+
+		count[!strcmp(cv, "fail") ? 0 : !strcmp(cv, "warn") ? 1 :
+		      !strcmp(cv, "incomplete") ? 2 : 3]++;
+	}
+	m->header(f, s, json_array_size(j_arr(s, "criteria")), count);
+	fputs("; cluster of ", f);
+	put_plain(f, m->esc, json_object_get(json_object_get(s, "cluster"), "nodes"));
+	fputs(" nodes, ", f);
+	put_plain(f, m->esc, json_object_get(json_object_get(s, "cluster"), "ranks"));
+	fputs(" ranks. Generated ", f);
+	E(f, m, "%s by %s %s", j_str(s, "generated_utc"), j_str(s, "tool"), j_str(s, "version"));
+	fputs(".", f);
+	fputs(m->p_close, f);
+}
+
+static void criteria_row(FILE *f, const struct markup *m, const json_t *crit)
+{
+	const json_t *worst = json_object_get(crit, "worst"), *fl;
+	char buf[160];
+	const char *el = j_text(json_object_get(worst, "element"), buf, sizeof(buf));
+	size_t j, nf;
+
+	fputs(m->tr_open, f);
+	m->td_open(f, 0, NULL);
+	m->crit_name(f, crit);
+	fputs(m->td_close, f);
+	m->verdict_cell(f, 1, j_str(crit, "verdict"));
+	fputs(m->td_close, f);
+	m->td_open(f, 2, "n");
+	value_unit(f, m, worst, "value", j_str(worst, "unit"));
+	if (*el) {
+		fputs(m->cell_br, f);
+		E(f, m, "at %s", el);
+	}
+	fputs(m->td_close, f);
+	m->td_open(f, 3, NULL);
+	fmt_bound(buf, sizeof(buf), crit);
+	E(f, m, "%s", buf);
+	fputs(m->td_close, f);
+	m->td_open(f, 4, "n");
+	put_plain(f, m->esc, json_object_get(crit, "elements"));
+	fputs(m->td_close, f);
+	m->td_open(f, 5, NULL);
+	nf = json_array_size(j_arr(crit, "failures"));
+	json_array_foreach(j_arr(crit, "failures"), j, fl) {
+		if (j == CELL_FAILURES) {
+			fprintf(f, "%sand %zu more", m->fail_sep, nf - j);
+			break;
+		}
+		fputs(j ? m->fail_sep : "", f);
+		failure_text(f, m, fl);
+	}
+	fputs(nf ? "" : "none", f);
+	fputs(m->td_close, f);
+	fputs(m->tr_close, f);
+}
+
+static void criteria_table(FILE *f, const struct markup *m, const json_t *s)
+{
+	static const char *const heads[] = { "criterion", "verdict", "measured worst", "bound",
+					     "elements", "failures" };
+	const json_t *crit;
+	size_t i;
+
+	if (!section(f, m, 2, "criteria", "Criteria", j_arr(s, "criteria"),
+		     "No criteria were judged."))
+		return;
+	m->table_open(f, heads, 6);
+	json_array_foreach(j_arr(s, "criteria"), i, crit)
+		criteria_row(f, m, crit);
+	fputs(m->table_close, f);
+}
+
+/* the reason and every failure of each criterion that did not pass */
+static void criteria_details(FILE *f, const struct markup *m, const json_t *s)
+{
+	const json_t *crit, *fl;
+	size_t i, j, nf;
+	int any = 0;
+
+	json_array_foreach(j_arr(s, "criteria"), i, crit) {
+		const char *v = j_str(crit, "verdict");
+
+		if (!strcmp(v, "pass"))
+			continue;
+		if (!any++)
+			m->heading(f, 3, NULL, "Criteria that did not pass");
+		m->p_open(f, NULL);
+		fputs(m->b_open, f);
+		E(f, m, "%s", j_str(crit, "id"));
+		fputs(m->b_close, f);
+		m->verdict_inline(f, v);
+		fputs(": ", f);
+		E(f, m, "%s", j_str(crit, "reason"));
+		fputs(m->p_close, f);
+		nf = json_array_size(j_arr(crit, "failures"));
+		if (!nf)
+			continue;
+		m->failures_open(f, nf);
+		m->list_open(f, "fail");
+		json_array_foreach(j_arr(crit, "failures"), j, fl) {
+			fputs(m->li_open, f);
+			if (j == (size_t)m->max_failures) {
+				fprintf(f, "and %zu more (summary.json lists every one)%s",
+					nf - j, m->li_close);
+				break;
+			}
+			failure_text(f, m, fl);
+			fputs(m->li_close, f);
+		}
+		fputs(m->list_close, f);
+		fputs(m->failures_close, f);
+	}
+}
+
+static void problems(FILE *f, const struct markup *m, const json_t *s)
+{
+	const json_t *p;
+	size_t i;
+
+	if (!section(f, m, 2, "problems", "Problems", j_arr(s, "problems"), "None."))
+		return;
+	m->list_open(f, NULL);
+	json_array_foreach(j_arr(s, "problems"), i, p) {
+		fputs(m->li_open, f);
+		put_plain(f, m->esc, p);
+		fputs(m->li_close, f);
+	}
+	fputs(m->list_close, f);
+}
+
+/*
+ * A table of rows (objects) under a heading, one column per key; values
+ * rendered as plain text. Sections the summary does not have are left out;
+ * an empty one says so in one line.
+ */
+static void generic(FILE *f, const struct markup *m, const char *id, const char *heading,
+		    const json_t *rows, const char *const *keys, const char *const *heads,
+		    size_t n, const char *none)
+{
+	const json_t *r;
+	size_t i, k;
+
+	if (!rows || !section(f, m, 2, id, heading, rows, none))
+		return;
+	m->table_open(f, heads, n);
+	json_array_foreach(rows, i, r) {
+		fputs(m->tr_open, f);
+		for (k = 0; k < n; k++) {
+			m->td_open(f, k, NULL);
+			put_plain(f, m->esc, json_object_get(r, keys[k]));
+			fputs(m->td_close, f);
+		}
+		fputs(m->tr_close, f);
+	}
+	fputs(m->table_close, f);
+}
+
+static void hardware(FILE *f, const struct markup *m, const json_t *s)
+{
+	static const char *const keys[] = { "key", "found", "expected", "hosts" };
+	static const char *const heads[] = { "what", "found", "the profile expects", "hosts" };
+
+	generic(f, m, "hardware", "Hardware against the profile", j_arr(s, "hardware"),
+		keys, heads, 4, "Every host has the hardware the profile expects.");
+}
+
+static void diagnoses(FILE *f, const struct markup *m, const json_t *s)
+{
+	static const char *const keys[] = { "probe", "subject", "element", "verdict", "evidence" };
+	static const char *const heads[] = { "probe", "subject", "element", "diagnosis", "evidence" };
+
+	generic(f, m, "diagnoses", "Diagnoses", j_arr(s, "diagnoses"), keys, heads, 5, "None.");
+}
+
+/* one row of numbers: a number's cell is right-aligned where the markup can */
+static void number_row(FILE *f, const struct markup *m, const json_t *o,
+		       const struct column *col, size_t n)
+{
+	char buf[64];
+	size_t k;
+
+	fputs(m->tr_open, f);
+	for (k = 0; k < n; k++) {
+		const json_t *v = json_object_get(o, col[k].key);
+
+		if (col[k].kind == COL_TEXT) {
+			m->td_open(f, k, NULL);
+			E(f, m, "%s", j_text(v, buf, sizeof(buf)));
+		} else {
+			m->td_open(f, k, json_is_number(v) ? "n" : NULL);
+			value_unit(f, m, o, col[k].key,
+				   col[k].kind == COL_PCT ? "%" : j_str(o, "unit"));
+		}
+		fputs(m->td_close, f);
+	}
+	fputs(m->tr_close, f);
+}
+
+static void number_table(FILE *f, const struct markup *m, const json_t *rows,
+			 const struct column *col, const char *const *heads, size_t n)
+{
+	const json_t *r;
+	size_t i;
+
+	m->table_open(f, heads, n);
+	json_array_foreach(rows, i, r)
+		number_row(f, m, r, col, n);
+	fputs(m->table_close, f);
+}
+
+static void outliers(FILE *f, const struct markup *m, const json_t *s)
+{
+	static const struct column col[] = {
+		{ "criterion", COL_TEXT }, { "element", COL_TEXT }, { "host", COL_TEXT },
+		{ "value", COL_UNIT }, { "peer_median", COL_UNIT }, { "below_pct", COL_PCT },
+	};
+	static const char *const heads[] = { "criterion", "element", "host", "value",
+					     "peer median", "below median" };
+
+	if (section(f, m, 2, "outliers", "Outliers", j_arr(s, "outliers"),
+		    "None: no element stands out from its peers."))
+		number_table(f, m, j_arr(s, "outliers"), col, heads, 6);
+}
+
+static void consistency(FILE *f, const struct markup *m, const json_t *s)
+{
+	static const char *const heads[] = { "setting", "value", "hosts" };
+	const json_t *c, *v;
+	size_t i, j;
+
+	if (!section(f, m, 2, "consistency", "Consistency across hosts", j_arr(s, "consistency"),
+		     "No differences between hosts."))
+		return;
+	m->table_open(f, heads, 3);
+	json_array_foreach(j_arr(s, "consistency"), i, c)
+		json_array_foreach(j_arr(c, "values"), j, v) {
+			fputs(m->tr_open, f);
+			m->td_open(f, 0, NULL);
+			E(f, m, "%s", j_str(c, "key"));
+			fputs(m->td_close, f);
+			m->td_open(f, 1, NULL);
+			put_plain(f, m->esc, json_object_get(v, "value"));
+			fputs(m->td_close, f);
+			m->td_open(f, 2, NULL);
+			put_plain(f, m->esc, json_object_get(v, "hosts"));
+			fputs(m->td_close, f);
+			fputs(m->tr_close, f);
+		}
+	fputs(m->table_close, f);
+}
+
+static void change_table(FILE *f, const struct markup *m, const char *what, const json_t *rows)
+{
+	static const struct column col[] = {
+		{ "metric", COL_TEXT }, { "element", COL_TEXT }, { "old", COL_UNIT },
+		{ "new", COL_UNIT }, { "change_pct", COL_PCT }, { "spread_pct", COL_PCT },
+	};
+	static const char *const heads[] = { "metric", "element", "baseline", "now", "change",
+					     "run-to-run spread" };
+
+	if (section(f, m, 3, NULL, what, rows, "None."))
+		number_table(f, m, rows, col, heads, 6);
+}
+
+/* the tolerance is a fraction: "5%" */
+static void tolerance(FILE *f, const json_t *b)
+{
+	double t;
+
+	if (j_num(b, "tolerance", &t))
+		fprintf(f, "%g%%", t * 100);
+	else
+		fputs("n/a", f);
+}
+
+static void baseline(FILE *f, const struct markup *m, const json_t *s)
+{
+	const json_t *b = json_object_get(s, "baseline");
+
+	m->heading(f, 2, "baseline", "Baseline");
+	if (!json_is_object(b)) {
+		para(f, m, "No baseline was given.");
+		return;
+	}
+	m->p_open(f, NULL);
+	fputs("Compared with ", f);
+	E(f, m, "%s", j_str(b, "path"));
+	fputs(": ", f);
+	put_plain(f, m->esc, json_object_get(b, "compared"));
+	fputs(" values compared, tolerance ", f);
+	tolerance(f, b);
+	fputs(".", f);
+	fputs(m->p_close, f);
+	change_table(f, m, "Regressions", j_arr(b, "regressions"));
+	change_table(f, m, "Improvements", j_arr(b, "improvements"));
+}
+
+static void charts(FILE *f, const struct markup *m, const struct charts *c)
+{
+	int i;
+
+	m->heading(f, 2, "charts", "Charts");
+	if (c->status) {
+		m->p_open(f, "note");
+		E(f, m, "%s", c->status);
+		fputs(".", f);
+		fputs(m->p_close, f);
+	}
+	for (i = 0; i < c->n; i++)
+		m->chart(f, &c->v[i]);
+	if (c->nerr) {
+		m->list_open(f, NULL);
+		for (i = 0; i < c->nerr; i++) {
+			fputs(m->li_open, f);
+			E(f, m, "%s", c->errors[i]);
+			fputs(m->li_close, f);
+		}
+		fputs(m->list_close, f);
+	}
+	if (!c->status && !c->n && !c->nerr)
+		para(f, m, "No chart data in the summary.");
+}
+
+/* name, value and, in a third column, where the value came from (src) */
+static void kv_table(FILE *f, const struct markup *m, const json_t *o, const json_t *src,
+		     const char *const *heads, size_t n)
+{
+	const char *k;
+	const json_t *v;
+
+	m->table_open(f, heads, n);
+	json_object_foreach((json_t *)o, k, v) {
+		fputs(m->tr_open, f);
+		m->td_open(f, 0, NULL);
+		E(f, m, "%s", k);
+		fputs(m->td_close, f);
+		m->td_open(f, 1, NULL);
+		put_plain(f, m->esc, v);
+		fputs(m->td_close, f);
+		if (n == 3) {
+			m->td_open(f, 2, NULL);
+			E(f, m, "%s", json_string_value(json_object_get(src, k)) ?: "");
+			fputs(m->td_close, f);
+		}
+		fputs(m->tr_close, f);
+	}
+	fputs(m->table_close, f);
+}
+
+/* a model's output is never mistaken for a measurement */
+static void estimate(FILE *f, const struct markup *m, const json_t *s)
+{
+	static const char *const in_heads[] = { "input", "value", "source" };
+	static const char *const out_heads[] = { "name", "value" };
+	const json_t *e = json_object_get(s, "estimate"), *n;
+	size_t i;
+
+	if (!json_is_object(e))
+		return;
+	m->heading(f, 2, "estimate", "Estimate (a model, not a measurement)");
+	fputs(m->box_open, f);
+	m->p_open(f, NULL);
+	fputs(m->b_open, f);
+	E(f, m, "%s", *j_str(e, "label") ? j_str(e, "label") : "model, not a measurement");
+	fputs(m->b_close, f);
+	fputs(".", f);
+	if (json_is_false(json_object_get(e, "made"))) {
+		fputs(" Not made: ", f);
+		E(f, m, "%s", j_str(e, "reason"));
+		fputs(".", f);
+	}
+	fputs(" Every input of the model, and where it came from:", f);
+	fputs(m->p_close, f);
+	kv_table(f, m, json_object_get(e, "inputs"), json_object_get(e, "sources"), in_heads, 3);
+	if (json_is_object(json_object_get(e, "outputs"))) {
+		para(f, m, "Outputs of the model:");
+		kv_table(f, m, json_object_get(e, "outputs"), NULL, out_heads, 2);
+	}
+	if (json_array_size(j_arr(e, "notes")))
+		m->list_open(f, NULL);
+	json_array_foreach(j_arr(e, "notes"), i, n) {
+		fputs(m->li_open, f);
+		E(f, m, "%s", json_string_value(n) ?: "");
+		fputs(m->li_close, f);
+	}
+	if (json_array_size(j_arr(e, "notes")))
+		fputs(m->list_close, f);
+	fputs(m->box_close, f);
+}
+
+static void inputs(FILE *f, const struct markup *m, const json_t *s)
+{
+	static const char *const keys[] = { "path", "run_id", "start_utc", "records", "end",
+					     "hosts", "ranks", "features" };
+	static const char *const heads[] = { "results file", "run id", "started (UTC)", "records",
+					     "end", "hosts", "ranks", "features" };
+	const json_t *in;
+	size_t i, k;
+
+	m->heading(f, 2, "inputs", "Inputs");
+	m->table_open(f, heads, 8);
+	json_array_foreach(j_arr(s, "inputs"), i, in) {
+		fputs(m->tr_open, f);
+		for (k = 0; k < 8; k++) {
+			m->td_open(f, k, NULL);
+			put_plain(f, m->esc, json_object_get(in, keys[k]));
+			fputs(m->td_close, f);
+		}
+		fputs(m->tr_close, f);
+	}
+	fputs(m->table_close, f);
+}
+
+static void profile_line(FILE *f, const struct markup *m, const char *name, const char *value)
+{
+	fputs(m->dt_open, f);
+	fputs(name, f);
+	fputs(m->dt_close, f);
+	E(f, m, "%s", value);
+	fputs(m->dd_close, f);
+}
+
+static void profile(FILE *f, const struct markup *m, const json_t *s)
+{
+	const json_t *p = json_object_get(s, "profile");
+	const char *k;
+	const json_t *v;
+
+	m->heading(f, 2, "profile", "Profile");
+	fputs(m->dl_open, f);
+	profile_line(f, m, "name", j_str(p, "name"));
+	profile_line(f, m, "file", j_str(p, "path"));
+	profile_line(f, m, "description", j_str(p, "description"));
+	json_object_foreach(json_object_get(p, "expected"), k, v) {
+		fputs(m->dt_open, f);
+		fputs("expected ", f);
+		E(f, m, "%s", k);
+		fputs(m->dt_close, f);
+		put_plain(f, m->esc, v);
+		fputs(m->dd_close, f);
+	}
+	fputs(m->dl_close, f);
+}
+
+void render_doc(FILE *f, const struct markup *m, const json_t *s, const struct charts *c)
+{
+	header(f, m, s);
+	criteria_table(f, m, s);
+	criteria_details(f, m, s);
+	problems(f, m, s);
+	hardware(f, m, s);
+	diagnoses(f, m, s);
+	outliers(f, m, s);
+	consistency(f, m, s);
+	baseline(f, m, s);
+	charts(f, m, c);
+	estimate(f, m, s);
+	inputs(f, m, s);
+	profile(f, m, s);
+}
