@@ -181,17 +181,9 @@ static int fake_qp_connect(struct ib_rail *r, const struct ib_qp_info *remote, c
 {
 	char name[64];
 	int fd;
-	int ll = r->pattr.link_layer == IBV_LINK_LAYER_ETHERNET ? 2 : 1;
 
-	if (remote->link_layer != ll) {
-		snprintf(err, len, "the peer's port is %s, this one %s",
-			 remote->link_layer == 2 ? "RoCE" : "InfiniBand", ll == 2 ? "RoCE" : "InfiniBand");
+	if (ib_rail_peer_fits(r, remote, err, len))
 		return -1;
-	}
-	if (remote->len < 2 * r->cfg.bytes || remote->lat_len < 2 * r->cfg.lat_bytes) {
-		snprintf(err, len, "the peer's regions are smaller than these settings need");
-		return -1;
-	}
 	r->remote = *remote;
 	snprintf(name, sizeof(name), "/ccdiag-ibfake-%d-%u", (int)remote->addr, remote->rkey);
 	fd = shm_open(name, O_RDWR, 0);

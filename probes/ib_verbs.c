@@ -274,10 +274,9 @@ int ib_rail_qp_create(struct ib_rail *r, uint32_t settings, char *err, size_t le
 	return 0;
 }
 
-int ib_rail_qp_connect(struct ib_rail *r, const struct ib_qp_info *remote, char *err,
-		       size_t len)
+int ib_rail_peer_fits(const struct ib_rail *r, const struct ib_qp_info *remote, char *err,
+		      size_t len)
 {
-	struct ibv_qp_attr a;
 	int ll = r->pattr.link_layer == IBV_LINK_LAYER_ETHERNET ? 2 : 1;
 
 	if (remote->link_layer != ll) {
@@ -289,6 +288,16 @@ int ib_rail_qp_connect(struct ib_rail *r, const struct ib_qp_info *remote, char 
 		snprintf(err, len, "the peer's regions are smaller than these settings need");
 		return -1;
 	}
+	return 0;
+}
+
+int ib_rail_qp_connect(struct ib_rail *r, const struct ib_qp_info *remote, char *err,
+		       size_t len)
+{
+	struct ibv_qp_attr a;
+
+	if (ib_rail_peer_fits(r, remote, err, len))
+		return -1;
 	r->remote = *remote;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;

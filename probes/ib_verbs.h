@@ -73,6 +73,13 @@ void ib_rail_close(struct ib_rail *r);
  */
 int ib_rail_qp_create(struct ib_rail *r, uint32_t settings, char *err, size_t len);
 
+/*
+ * The peer's port speaks the same link layer and its regions hold what these
+ * settings write (both transports check this before connecting). 0 or -1 with err.
+ */
+int ib_rail_peer_fits(const struct ib_rail *r, const struct ib_qp_info *remote, char *err,
+		      size_t len);
+
 /* Takes the peer's information and brings the queue pair to RTR, then RTS. Returns 0 or -1. */
 int ib_rail_qp_connect(struct ib_rail *r, const struct ib_qp_info *remote, char *err, size_t len);
 
