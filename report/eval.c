@@ -625,6 +625,18 @@ static int feed_measurement(const struct rv *r, long line, void *ctx)
 	return -1;
 }
 
+/* reads path, or buf when it is non-NULL (named path), into e->in[e->nin], allocated */
+static int read_input(struct eval *e, const char *path, const char *buf, size_t size,
+		      char *err, size_t len)
+{
+	struct feed f = { e, path, err, len };
+	struct results_sink sink = { feed, feed_measurement, &f };
+	struct input_info *in = &e->in[e->nin++];
+
+	return buf ? results_read_mem(buf, size, path, in, &sink, err, len) :
+		     results_read(path, in, &sink, err, len);
+}
+
 int eval_read_inputs(struct eval *e, char **paths, int npaths, char *err, size_t len)
 {
 	e->in = calloc(npaths ? npaths : 1, sizeof(*e->in));
@@ -632,15 +644,24 @@ int eval_read_inputs(struct eval *e, char **paths, int npaths, char *err, size_t
 		snprintf(err, len, "out of memory");
 		return -1;
 	}
-	for (int i = 0; i < npaths; i++) {
-		struct feed f = { e, paths[i], err, len };
-		struct results_sink sink = { feed, feed_measurement, &f };
-
-		e->nin++;
-		if (results_read(paths[i], &e->in[i], &sink, err, len))
+	for (int i = 0; i < npaths; i++)
+		if (read_input(e, paths[i], NULL, 0, err, len))
 			return -1;
-	}
 	return 0;
+}
+
+int eval_read_mem(struct eval *e, const char *buf, size_t size, const char *name, char *err,
+		  size_t len)
+{
+	struct input_info *in = realloc(e->in, (e->nin + 1) * sizeof(*in));
+
+	if (!in) {
+		snprintf(err, len, "out of memory");
+		return -1;
+	}
+	e->in = in;
+	memset(&in[e->nin], 0, sizeof(*in));
+	return read_input(e, name, buf, size, err, len);
 }
 
 /* ---- judging ---- */

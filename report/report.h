@@ -304,6 +304,9 @@ void eval_free(struct eval *e);
  * -1 with "path:line: what" in err.
  */
 int eval_read_inputs(struct eval *e, char **paths, int npaths, char *err, size_t len);
+/* Reads results held in memory (named name in errors) as one more input; the same. */
+int eval_read_mem(struct eval *e, const char *buf, size_t size, const char *name, char *err,
+		  size_t len);
 /* the value judged for an element (docs/profiles.md, aggregation) */
 void elem_value(const struct criterion *c, const struct elem *el, struct pt *out);
 

@@ -21,21 +21,6 @@ static const char results[] =
 	"{\"type\":\"skip\",\"kind\":\"probe\",\"name\":\"hbm\",\"reason\":\"skipped: no GPU\"}\n"
 	"{\"type\":\"end\",\"status\":\"complete\"}\n";
 
-static int feed(json_t *rec, long line, void *ctx)
-{
-	char err[200];
-
-	return eval_record(ctx, rec, line, err, sizeof(err));
-}
-
-static int feed_measurement(const struct rv *r, long line, void *ctx)
-{
-	char err[200];
-
-	(void)line;
-	return eval_measurement(ctx, r, err, sizeof(err));
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1), err[1024];
@@ -68,12 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		      !c->probe && !c->collective : !c->probe != !c->collective));
 	}
 	CHECK(!(eval_init(&e, &p)));
-	struct results_sink sink = { feed, feed_measurement, &e };
-
-	e.in = calloc(1, sizeof(*e.in));
-	CHECK(!(!e.in));
-	e.nin = 1;
-	CHECK(!(results_read_mem(results, sizeof(results) - 1, "fixed.jsonl", &e.in[0], &sink, err, sizeof(err))));
+	CHECK(!(eval_read_mem(&e, results, sizeof(results) - 1, "fixed.jsonl", err, sizeof(err))));
 	eval_finish(&e);
 	json_t *s = summary_build(&e, &so, err, sizeof(err));
 

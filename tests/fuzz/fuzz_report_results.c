@@ -26,21 +26,6 @@ static const char profile_text[] =
 
 static struct profile prof;
 
-static int feed(json_t *rec, long line, void *ctx)
-{
-	char err[200];
-
-	return eval_record(ctx, rec, line, err, sizeof(err));
-}
-
-static int feed_measurement(const struct rv *r, long line, void *ctx)
-{
-	char err[200];
-
-	(void)line;
-	return eval_measurement(ctx, r, err, sizeof(err));
-}
-
 /* the scanner is never more lenient than jansson, and reads the same strings */
 static void check_scanner(const uint8_t *data, size_t size)
 {
@@ -82,7 +67,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int ready;
 	struct eval e;
-	struct input_info in;
 	struct summary_opts so = { .profile_path = "fuzz.ini", .now = 0 };
 	char err[1024];
 	json_t *s;
@@ -98,19 +82,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ready = 1;
 	}
 	CHECK(!(eval_init(&e, &prof)));
-	struct results_sink sink = { feed, feed_measurement, &e };
 
 	check_scanner(data, size);
 	err[0] = '\0';
-	rc = results_read_mem((const char *)data, size, "fuzz.jsonl", &in, &sink, err, sizeof(err));
+	rc = eval_read_mem(&e, (const char *)data, size, "fuzz.jsonl", err, sizeof(err));
 	CHECK(!(rc != 0 && rc != -1));
 	CHECK(!(rc == -1 && (!err[0] || strchr(err, '\n') || strncmp(err, "fuzz.jsonl:", 11))));
-	/* the eval keeps the inputs it judged; this one is freed here */
 	if (rc == 0) {
-		e.in = calloc(1, sizeof(*e.in));
-		CHECK(!(!e.in));
-		e.in[0] = in;
-		e.nin = 1;
 		eval_finish(&e);
 		s = summary_build(&e, &so, err, sizeof(err));
 		CHECK(!(!s));
@@ -122,8 +100,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(!(!dump));
 		free(dump);
 		json_decref(s);
-	} else {
-		input_info_free(&in);
 	}
 	eval_free(&e);
 	return 0;

@@ -14,17 +14,6 @@
 
 static char err[512];
 
-static int feed(json_t *rec, long line, void *ctx)
-{
-	return eval_record(ctx, rec, line, err, sizeof(err));
-}
-
-static int feed_m(const struct rv *r, long line, void *ctx)
-{
-	(void)line;
-	return eval_measurement(ctx, r, err, sizeof(err));
-}
-
 #define HDR "{\"type\":\"run\",\"schema\":1,\"hosts\":[{\"name\":\"a\"}],\"world_size\":1}\n"
 #define BW(el, v, cv) "{\"type\":\"measurement\",\"kind\":\"probe\",\"name\":\"pcie\",\"test\":\"h2d\",\"scope\":\"gpu\"," \
 	"\"element\":\"" el "\",\"host\":\"a\",\"bytes\":64,\"bw_GBps\":" #v ",\"bw_stats_GBps\":{\"cv\":" #cv "}}\n"
@@ -39,7 +28,6 @@ static json_t *compare(const char *old_text, const char *new_text, double tol)
 {
 	struct profile p;
 	struct eval e;
-	struct results_sink sink = { feed, feed_m, &e };
 	char path[] = "/tmp/ccreport-baseline-XXXXXX.jsonl";
 	int fd = mkstemps(path, 6);
 	json_t *b;
@@ -50,9 +38,7 @@ static json_t *compare(const char *old_text, const char *new_text, double tol)
 	if (profile_parse_string(&p, profile, "p.ini", err, sizeof(err)))
 		fail_msg("%s", err);
 	assert_int_equal(eval_init(&e, &p), 0);
-	e.in = calloc(1, sizeof(*e.in));
-	e.nin = 1;
-	if (results_read_mem(new_text, strlen(new_text), "new.jsonl", &e.in[0], &sink, err, sizeof(err)))
+	if (eval_read_mem(&e, new_text, strlen(new_text), "new.jsonl", err, sizeof(err)))
 		fail_msg("%s", err);
 	eval_finish(&e);
 	b = baseline_compare(&e, path, tol, err, sizeof(err));

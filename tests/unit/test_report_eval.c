@@ -15,22 +15,10 @@ static struct profile prof;
 static struct eval ev;
 static char err[512];
 
-static int feed(json_t *rec, long line, void *ctx)
-{
-	return eval_record(ctx, rec, line, err, sizeof(err));
-}
-
-static int feed_m(const struct rv *r, long line, void *ctx)
-{
-	(void)line;
-	return eval_measurement(ctx, r, err, sizeof(err));
-}
-
 /* judges results (JSON lines, header added) against a profile; returns the summary */
 static json_t *judge(const char *profile, const char *lines)
 {
 	char *text;
-	struct results_sink sink = { feed, feed_m, &ev };
 	struct summary_opts so = { .profile_path = "p.ini" };
 	json_t *s;
 
@@ -39,9 +27,7 @@ static json_t *judge(const char *profile, const char *lines)
 	assert_int_equal(eval_init(&ev, &prof), 0);
 	assert_true(asprintf(&text, "{\"type\":\"run\",\"schema\":1,\"hosts\":[{\"name\":\"a\"},{\"name\":\"b\"}],"
 			     "\"world_size\":2}\n%s", lines) > 0);
-	ev.in = calloc(1, sizeof(*ev.in));
-	ev.nin = 1;
-	if (results_read_mem(text, strlen(text), "r.jsonl", &ev.in[0], &sink, err, sizeof(err)))
+	if (eval_read_mem(&ev, text, strlen(text), "r.jsonl", err, sizeof(err)))
 		fail_msg("%s", err);
 	free(text);
 	eval_finish(&ev);
