@@ -5,6 +5,7 @@
  * dlopen at run time, never linked: it comes with the driver.
  */
 #include "gpu.h"
+#include "../bench/sweep.h"
 #include "../core/log.h"
 #include "../core/size.h"
 #include "../core/stats.h"
@@ -179,19 +180,15 @@ int gpu_bus_add(char (*bus)[GPU_BUS_LEN], int *n, int max, const char *id)
 size_t gpu_copy_sizes(const struct cc_options *o, size_t dmin, size_t dmax, size_t *out,
 		      size_t max_out)
 {
-	size_t lo = o->sizes_set ? o->min_bytes : dmin, hi = o->sizes_set ? o->max_bytes : dmax;
-	size_t n = 0, s = lo;
+	struct cc_options d = *o;
 
-	while (s && s <= hi && n < max_out) {
-		size_t next = o->sizes_set && o->step ? s + o->step :
-			      s * (o->sizes_set ? o->factor : 2);
-
-		out[n++] = s;
-		if (next <= s)
-			break;
-		s = next;
+	if (!o->sizes_set) {
+		d.min_bytes = dmin;
+		d.max_bytes = dmax;
+		d.factor = 2;
+		d.step = 0;
 	}
-	return n;
+	return sweep_sizes(&d, out, max_out);
 }
 
 double gpu_mem_rate_GBps(int clock_khz, int bus_bits)
@@ -222,6 +219,12 @@ void gpu_matrix_print(FILE *f, const char *title, int n, const double *m, int de
 		}
 		fprintf(f, "\n");
 	}
+}
+
+void gpu_rates_GBps(const double *sec, int reps, int stride, double bytes, double *out)
+{
+	for (int r = 0; r < reps; r++)
+		out[r] = sec[r * stride] > 0 ? bytes / sec[r * stride] / 1e9 : 0.0;
 }
 
 double gpu_bw_fields(json_t *rec, const double *bw, int n)

@@ -99,6 +99,13 @@ double gpu_mem_rate_GBps(int clock_khz, int bus_bits);
 void gpu_matrix_print(FILE *f, const char *title, int n, const double *m, int decimals);
 
 /*
+ * The GB/s of reps samples: out[r] = bytes / sec[r * stride] / 1e9, 0 for a
+ * sample that took no time. stride 2 with sec + i reads stream i of the
+ * each[] that gpu_sample fills for 2 streams.
+ */
+void gpu_rates_GBps(const double *sec, int reps, int stride, double bytes, double *out);
+
+/*
  * Sets "bw_GBps" (the median) and "bw_stats_GBps" {n,min,median,mean,max,
  * p99,cv} of rec from n bandwidth samples in GB/s. Returns the median.
  */

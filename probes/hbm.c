@@ -81,8 +81,7 @@ static int hbm_measure(struct cc_run *run, const struct gpu_ctx *g, struct hbm *
 
 	if (gpu_sample(&c, 1, o->warmup, o->iters, o->reps, h->span, NULL, why, len))
 		return -1;
-	for (int r = 0; r < o->reps; r++)
-		h->bw[r] = h->span[r] > 0 ? 2.0 * bytes * o->iters / h->span[r] / 1e9 : 0.0;
+	gpu_rates_GBps(h->span, o->reps, 1, 2.0 * bytes * o->iters, h->bw);
 	rec = json_pack("{s:s, s:s, s:s, s:s, s:n, s:s, s:s, s:I, s:i, s:i, s:i, s:b}",
 			"kind", "probe", "name", "hbm", "test", "copy", "scope", "gpu", "element",
 			"host", run->mpi->host, "bus_id", g->bus_id, "bytes", (json_int_t)bytes,

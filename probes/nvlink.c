@@ -156,8 +156,7 @@ static int measure_pair(struct nvl *x, int i, int j)
 		if (gpu_sample(c, 1, o->warmup, o->iters, reps, x->span, NULL, x->why,
 			       sizeof(x->why)))
 			return -1;
-		for (int r = 0; r < reps; r++)
-			x->v[r] = x->span[r] > 0 ? (double)bytes * o->iters / x->span[r] / 1e9 : 0.0;
+		gpu_rates_GBps(x->span, reps, 1, (double)bytes * o->iters, x->v);
 		rec = pair_record(x, "p2p_uni", i, j, bytes, o->iters);
 		gpu_bw_fields(rec, x->v, reps);
 		json_array_append_new(x->recs, rec);
@@ -168,14 +167,11 @@ static int measure_pair(struct nvl *x, int i, int j)
 		if (gpu_sample(c, 2, o->warmup, o->iters, reps, x->span, x->each, x->why,
 			       sizeof(x->why)))
 			return -1;
-		for (int r = 0; r < reps; r++)
-			x->v[r] = x->span[r] > 0 ? 2.0 * bytes * o->iters / x->span[r] / 1e9 : 0.0;
+		gpu_rates_GBps(x->span, reps, 1, 2.0 * bytes * o->iters, x->v);
 		rec = pair_record(x, "p2p_bidir", i, j, bytes, o->iters);
 		gpu_bw_fields(rec, x->v, reps);
 		for (int d = 0; d < 2; d++) {
-			for (int r = 0; r < reps; r++)
-				x->v[r] = x->each[r * 2 + d] > 0 ?
-					  (double)bytes * o->iters / x->each[r * 2 + d] / 1e9 : 0.0;
+			gpu_rates_GBps(x->each + d, reps, 2, (double)bytes * o->iters, x->v);
 			json_object_set_new(rec, d ? "ba_GBps" : "ab_GBps",
 					    json_real(stats_median(x->v, (size_t)reps)));
 		}

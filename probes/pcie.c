@@ -106,16 +106,13 @@ static int measure(struct pcie *p, enum pcie_test t, size_t bytes)
 	if (gpu_sample(use, n, o->warmup, o->iters, reps, p->span, p->each, p->why,
 		       sizeof(p->why)))
 		return -1;
-	for (int r = 0; r < reps; r++)
-		p->bw[r] = p->span[r] > 0 ? moved / p->span[r] / 1e9 : 0.0;
+	gpu_rates_GBps(p->span, reps, 1, moved, p->bw);
 	rec = new_record(p, test_names[t], bytes);
 	bw = gpu_bw_fields(rec, p->bw, reps);
 	if (t == T_BIDIR) {
 		/* each direction on its own, measured while the other ran */
 		for (int i = 0; i < 2; i++) {
-			for (int r = 0; r < reps; r++)
-				p->bw[r] = p->each[r * 2 + i] > 0 ?
-					   (double)bytes * o->iters / p->each[r * 2 + i] / 1e9 : 0.0;
+			gpu_rates_GBps(p->each + i, reps, 2, (double)bytes * o->iters, p->bw);
 			json_object_set_new(rec, i ? "d2h_GBps" : "h2d_GBps",
 					    json_real(stats_median(p->bw, (size_t)reps)));
 		}
