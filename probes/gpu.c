@@ -616,7 +616,7 @@ int gpu_select(int local_rank, int *dev, char *why, size_t len)
 	return 0;
 }
 
-static void bus_of(int dev, char *out, size_t len)
+void gpu_bus_of(int dev, char *out, size_t len)
 {
 	char raw[64] = "";
 
@@ -646,7 +646,7 @@ static json_t *device_json(int dev)
 	int clk = 0, bits = 0;
 	json_t *j;
 
-	bus_of(dev, bus, sizeof(bus));
+	gpu_bus_of(dev, bus, sizeof(bus));
 	if (cudaGetDeviceProperties(&p, dev) != cudaSuccess)
 		return NULL;
 	cudaDeviceGetAttribute(&clk, cudaDevAttrMemoryClockRate, dev);
@@ -677,7 +677,7 @@ static json_t *p2p_json(int ndev)
 		json_t *row = json_array();
 		char b[GPU_BUS_LEN];
 
-		bus_of(i, b, sizeof(b));
+		gpu_bus_of(i, b, sizeof(b));
 		json_array_append_new(bus, json_string(b));
 		for (int k = 0; k < ndev; k++) {
 			int can = 0;
@@ -852,7 +852,7 @@ int gpu_open(struct cc_run *run, struct gpu_ctx *g, char *why, size_t len)
 		return 1;
 	}
 	if (has) {
-		bus_of(g->dev, g->bus_id, sizeof(g->bus_id));
+		gpu_bus_of(g->dev, g->bus_id, sizeof(g->bus_id));
 		if (pci_read_link(NULL, g->bus_id, &g->link))
 			g->link.numa_node = -1;
 	}

@@ -214,6 +214,9 @@ int gpu_time_copies(const struct gpu_copy *c, int n, int iters, double *sec,
 int gpu_sample(const struct gpu_copy *c, int n, int warmup, int iters, int reps, double *span,
 	       double *each, char *why, size_t len);
 
+/* The PCI bus id of device dev in sysfs form ("unknown-N" when CUDA cannot say). */
+void gpu_bus_of(int dev, char *out, size_t len);
+
 /* "CUDA: <error string>" for e into why; returns -1 for use in return statements. */
 int gpu_cuda_fail(cudaError_t e, const char *call, char *why, size_t len);
 #endif

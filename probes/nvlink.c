@@ -48,18 +48,9 @@ struct nvl {
 /* The devices local rank 0 drives: those in --gpus when given, else all it sees. */
 static void pick_devices(struct nvl *x, const struct gpu_ctx *g)
 {
-	int ids[GPU_MAX], n = gpu_devices(g->ndev, ids, GPU_MAX);
-
-	x->n = 0;
-	for (int i = 0; i < n; i++) {
-		char raw[64] = "";
-
-		x->dev[x->n] = ids[i];
-		if (cudaDeviceGetPCIBusId(raw, sizeof(raw), ids[i]) != cudaSuccess)
-			snprintf(raw, sizeof(raw), "unknown-%d", ids[i]);
-		gpu_bus_norm(raw, x->bus[x->n], GPU_BUS_LEN);
-		x->n++;
-	}
+	x->n = gpu_devices(g->ndev, x->dev, GPU_MAX);
+	for (int i = 0; i < x->n; i++)
+		gpu_bus_of(x->dev[i], x->bus[i], GPU_BUS_LEN);
 }
 
 static int nvl_setup(struct nvl *x, size_t max)
