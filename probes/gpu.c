@@ -260,6 +260,17 @@ int gpu_agree(MPI_Comm comm, int mine, const char *host, char *why, size_t len)
 	return worst == 2 ? -1 : 1;
 }
 
+int gpu_phase_end(struct cc_run *run, const char *name, int failed, const char *why)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), "%s", why);
+	if (!gpu_agree(run->mpi->world, failed ? -1 : 0, run->mpi->host, msg, sizeof(msg)))
+		return 0;
+	run_error(run, "probe", name, msg);
+	return -1;
+}
+
 /* Gathers one JSON value per rank of comm to root: an array by rank there, NULL elsewhere. */
 static json_t *gather_json(MPI_Comm comm, int root, json_t *mine)
 {

@@ -153,6 +153,14 @@ int gpu_select(int local_rank, int *dev, char *why, size_t len);
  */
 int gpu_agree(MPI_Comm comm, int mine, const char *host, char *why, size_t len);
 
+/*
+ * Ends a measuring phase of probe name (collective over run->mpi->world):
+ * every rank learns whether any failed (this rank's failure text in why),
+ * and rank 0 writes one error record with the lowest failing rank's text.
+ * Returns 0 when none failed, else -1.
+ */
+int gpu_phase_end(struct cc_run *run, const char *name, int failed, const char *why);
+
 /* The versions this binary links: {cuda_runtime, nccl} (built-in parts only); a new object. */
 json_t *gpu_build_versions(void);
 

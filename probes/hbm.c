@@ -128,7 +128,7 @@ static int hbm_run(struct cc_run *run)
 	struct gpu_ctx g;
 	struct hbm h = { 0 };
 	size_t sizes[HBM_MAX_SIZES], n;
-	char why[400] = "", msg[450];
+	char why[400] = "";
 	json_t *recs = json_array(), *all;
 	int rc, failed;
 
@@ -144,10 +144,7 @@ static int hbm_run(struct cc_run *run)
 		failed = hbm_measure(run, &g, &h, sizes[i], recs, why, sizeof(why)) != 0;
 	MPI_Barrier(mpi->world);
 	watchdog_disarm();
-	snprintf(msg, sizeof(msg), "%s", why);
-	rc = gpu_agree(mpi->world, failed ? -1 : 0, mpi->host, msg, sizeof(msg));
-	if (rc)
-		run_error(run, "probe", "hbm", msg);
+	rc = gpu_phase_end(run, "hbm", failed, why);
 	all = gpu_emit(run, recs);
 	if (mpi->rank == 0 && !run->opt->quiet)
 		hbm_print(run, all);

@@ -244,7 +244,7 @@ static int nvlink_run(struct cc_run *run)
 	struct mpictx *mpi = run->mpi;
 	struct nvl x = { .run = run };
 	struct gpu_ctx g;
-	char why[400] = "", msg[450];
+	char why[400] = "";
 	int rc, failed = 0, pairs = 0, most = 0;
 	json_t *all;
 
@@ -278,10 +278,7 @@ static int nvlink_run(struct cc_run *run)
 	}
 	MPI_Barrier(mpi->world);
 	watchdog_disarm();
-	snprintf(msg, sizeof(msg), "%s", x.why);
-	rc = gpu_agree(mpi->world, failed ? -1 : 0, mpi->host, msg, sizeof(msg));
-	if (rc)
-		run_error(run, "probe", "nvlink", msg);
+	rc = gpu_phase_end(run, "nvlink", failed, x.why);
 	all = gpu_emit(run, x.recs);
 	x.recs = NULL;
 	if (mpi->rank == 0 && !run->opt->quiet)

@@ -284,17 +284,13 @@ static void emit(struct pcie *p, json_t *all)
 	json_decref(got);
 }
 
-/* Ends a phase: every rank learns whether any failed; rank 0 records the first failure. */
+/* Ends a phase (gpu_phase_end), its name before the failure text. */
 static int phase_ok(struct pcie *p, int failed, const char *phase)
 {
 	char why[400];
-	int rc;
 
 	snprintf(why, sizeof(why), "%s: %s", phase, p->why);
-	rc = gpu_agree(p->run->mpi->world, failed ? -1 : 0, p->run->mpi->host, why, sizeof(why));
-	if (rc)
-		run_error(p->run, "probe", "pcie", why);
-	return rc == 0;
+	return gpu_phase_end(p->run, "pcie", failed, why) == 0;
 }
 
 static int pcie_run(struct cc_run *run)
