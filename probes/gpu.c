@@ -856,7 +856,6 @@ int gpu_open(struct cc_run *run, struct gpu_ctx *g, char *why, size_t len)
 		return rc;
 	has = g->dev >= 0;
 	MPI_Allreduce(&has, &any, 1, MPI_INT, MPI_MAX, mpi->world);
-	g->any = any;
 	if (!any) {
 		snprintf(why, len, "no rank has a GPU of its own (%d ranks per host; --gpus %s)",
 			 mpi->local_size, p_gpus ? p_gpus : "not given");

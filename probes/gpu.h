@@ -119,7 +119,6 @@ struct gpu_ctx {
 	int dev;                  /* this rank's device ordinal; -1: none (rank idles) */
 	char bus_id[GPU_BUS_LEN]; /* its PCI bus id, sysfs form */
 	struct pci_link link;     /* its PCIe link from sysfs (numa_node -1 when unknown) */
-	int any;                  /* some rank of the job has a GPU */
 };
 
 /*
