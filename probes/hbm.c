@@ -19,7 +19,6 @@ const struct probe probe_hbm = {
 #include "../core/watchdog.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #define HBM_MIN ((size_t)256 << 20)   /* default sizes when neither -b nor -e is given */
 #define HBM_MAX ((size_t)1 << 30)

@@ -18,7 +18,6 @@ const struct probe probe_nvlink = {
 };
 #else
 
-#include "../core/log.h"
 #include "../core/stats.h"
 #include "../core/watchdog.h"
 

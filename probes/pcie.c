@@ -21,15 +21,11 @@ const struct probe probe_pcie = {
 };
 #else
 
-#include "../core/log.h"
-#include "../core/size.h"
 #include "../core/stats.h"
 #include "../core/timer.h"
 #include "../core/watchdog.h"
 
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #define PCIE_MIN ((size_t)64 << 10)   /* default sweep when neither -b nor -e is given */
 #define PCIE_MAX ((size_t)256 << 20)
