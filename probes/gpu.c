@@ -597,6 +597,16 @@ static int list_for_rank(int *list, char *why, size_t len)
 	return gpu_parse_list(p_gpus, list, GPU_MAX, why, len);
 }
 
+/* Makes dev current and creates its context now, so that a busy GPU shows here. */
+static int use_device(int dev, char *why, size_t len)
+{
+	cudaError_t e = cudaSetDevice(dev);
+
+	if (e == cudaSuccess)
+		e = cudaFree(NULL);
+	return e == cudaSuccess ? 0 : gpu_cuda_fail(e, "cudaSetDevice", why, len);
+}
+
 int gpu_select(int local_rank, int *dev, char *why, size_t len)
 {
 	int list[GPU_MAX], nlist, ndev = 0;
@@ -617,14 +627,7 @@ int gpu_select(int local_rank, int *dev, char *why, size_t len)
 			 ndev, nlist ? ", --gpus given" : "");
 		return 1;
 	}
-	e = cudaSetDevice(*dev);
-	if (e == cudaSuccess)
-		e = cudaFree(NULL);  /* creates the context now, so a busy GPU shows here */
-	if (e != cudaSuccess) {
-		gpu_cuda_fail(e, "cudaSetDevice", why, len);
-		return 1;
-	}
-	return 0;
+	return use_device(*dev, why, len) ? 1 : 0;
 }
 
 void gpu_bus_of(int dev, char *out, size_t len)
@@ -841,15 +844,8 @@ int gpu_open(struct cc_run *run, struct gpu_ctx *g, char *why, size_t len)
 		mine = 1;
 	} else {
 		g->dev = gpu_pick(mpi->local_rank, g->ndev, list, nlist);
-		if (g->dev >= 0) {
-			e = cudaSetDevice(g->dev);
-			if (e == cudaSuccess)
-				e = cudaFree(NULL);  /* creates the context: a busy GPU shows here */
-			if (e != cudaSuccess) {
-				gpu_cuda_fail(e, "cudaSetDevice", why, len);
-				mine = 1;
-			}
-		}
+		if (g->dev >= 0 && use_device(g->dev, why, len))
+			mine = 1;
 	}
 	rc = gpu_agree(mpi->world, mine, mpi->host, why, len);
 	if (rc)
