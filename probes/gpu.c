@@ -5,6 +5,7 @@
  * dlopen at run time, never linked: it comes with the driver.
  */
 #include "gpu.h"
+#include "../bench/sweep.h"
 #include "../core/log.h"
 #include "../core/size.h"
 #include "../core/stats.h"
@@ -179,19 +180,15 @@ int gpu_bus_add(char (*bus)[GPU_BUS_LEN], int *n, int max, const char *id)
 size_t gpu_copy_sizes(const struct cc_options *o, size_t dmin, size_t dmax, size_t *out,
 		      size_t max_out)
 {
-	size_t lo = o->sizes_set ? o->min_bytes : dmin, hi = o->sizes_set ? o->max_bytes : dmax;
-	size_t n = 0, s = lo;
+	struct cc_options d = *o;
 
-	while (s && s <= hi && n < max_out) {
-		size_t next = o->sizes_set && o->step ? s + o->step :
-			      s * (o->sizes_set ? o->factor : 2);
-
-		out[n++] = s;
-		if (next <= s)
-			break;
-		s = next;
+	if (!o->sizes_set) {
+		d.min_bytes = dmin;
+		d.max_bytes = dmax;
+		d.factor = 2;
+		d.step = 0;
 	}
-	return n;
+	return sweep_sizes(&d, out, max_out);
 }
 
 double gpu_mem_rate_GBps(int clock_khz, int bus_bits)
@@ -222,6 +219,12 @@ void gpu_matrix_print(FILE *f, const char *title, int n, const double *m, int de
 		}
 		fprintf(f, "\n");
 	}
+}
+
+void gpu_rates_GBps(const double *sec, int reps, int stride, double bytes, double *out)
+{
+	for (int r = 0; r < reps; r++)
+		out[r] = sec[r * stride] > 0 ? bytes / sec[r * stride] / 1e9 : 0.0;
 }
 
 double gpu_bw_fields(json_t *rec, const double *bw, int n)
@@ -255,6 +258,17 @@ int gpu_agree(MPI_Comm comm, int mine, const char *host, char *why, size_t len)
 	buf[sizeof(buf) - 1] = '\0';
 	snprintf(why, len, "%s", buf);
 	return worst == 2 ? -1 : 1;
+}
+
+int gpu_phase_end(struct cc_run *run, const char *name, int failed, const char *why)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), "%s", why);
+	if (!gpu_agree(run->mpi->world, failed ? -1 : 0, run->mpi->host, msg, sizeof(msg)))
+		return 0;
+	run_error(run, "probe", name, msg);
+	return -1;
 }
 
 /* Gathers one JSON value per rank of comm to root: an array by rank there, NULL elsewhere. */
@@ -583,6 +597,16 @@ static int list_for_rank(int *list, char *why, size_t len)
 	return gpu_parse_list(p_gpus, list, GPU_MAX, why, len);
 }
 
+/* Makes dev current and creates its context now, so that a busy GPU shows here. */
+static int use_device(int dev, char *why, size_t len)
+{
+	cudaError_t e = cudaSetDevice(dev);
+
+	if (e == cudaSuccess)
+		e = cudaFree(NULL);
+	return e == cudaSuccess ? 0 : gpu_cuda_fail(e, "cudaSetDevice", why, len);
+}
+
 int gpu_select(int local_rank, int *dev, char *why, size_t len)
 {
 	int list[GPU_MAX], nlist, ndev = 0;
@@ -603,17 +627,10 @@ int gpu_select(int local_rank, int *dev, char *why, size_t len)
 			 ndev, nlist ? ", --gpus given" : "");
 		return 1;
 	}
-	e = cudaSetDevice(*dev);
-	if (e == cudaSuccess)
-		e = cudaFree(NULL);  /* creates the context now, so a busy GPU shows here */
-	if (e != cudaSuccess) {
-		gpu_cuda_fail(e, "cudaSetDevice", why, len);
-		return 1;
-	}
-	return 0;
+	return use_device(*dev, why, len) ? 1 : 0;
 }
 
-static void bus_of(int dev, char *out, size_t len)
+void gpu_bus_of(int dev, char *out, size_t len)
 {
 	char raw[64] = "";
 
@@ -643,7 +660,7 @@ static json_t *device_json(int dev)
 	int clk = 0, bits = 0;
 	json_t *j;
 
-	bus_of(dev, bus, sizeof(bus));
+	gpu_bus_of(dev, bus, sizeof(bus));
 	if (cudaGetDeviceProperties(&p, dev) != cudaSuccess)
 		return NULL;
 	cudaDeviceGetAttribute(&clk, cudaDevAttrMemoryClockRate, dev);
@@ -674,7 +691,7 @@ static json_t *p2p_json(int ndev)
 		json_t *row = json_array();
 		char b[GPU_BUS_LEN];
 
-		bus_of(i, b, sizeof(b));
+		gpu_bus_of(i, b, sizeof(b));
 		json_array_append_new(bus, json_string(b));
 		for (int k = 0; k < ndev; k++) {
 			int can = 0;
@@ -827,29 +844,21 @@ int gpu_open(struct cc_run *run, struct gpu_ctx *g, char *why, size_t len)
 		mine = 1;
 	} else {
 		g->dev = gpu_pick(mpi->local_rank, g->ndev, list, nlist);
-		if (g->dev >= 0) {
-			e = cudaSetDevice(g->dev);
-			if (e == cudaSuccess)
-				e = cudaFree(NULL);  /* creates the context: a busy GPU shows here */
-			if (e != cudaSuccess) {
-				gpu_cuda_fail(e, "cudaSetDevice", why, len);
-				mine = 1;
-			}
-		}
+		if (g->dev >= 0 && use_device(g->dev, why, len))
+			mine = 1;
 	}
 	rc = gpu_agree(mpi->world, mine, mpi->host, why, len);
 	if (rc)
 		return rc;
 	has = g->dev >= 0;
 	MPI_Allreduce(&has, &any, 1, MPI_INT, MPI_MAX, mpi->world);
-	g->any = any;
 	if (!any) {
 		snprintf(why, len, "no rank has a GPU of its own (%d ranks per host; --gpus %s)",
 			 mpi->local_size, p_gpus ? p_gpus : "not given");
 		return 1;
 	}
 	if (has) {
-		bus_of(g->dev, g->bus_id, sizeof(g->bus_id));
+		gpu_bus_of(g->dev, g->bus_id, sizeof(g->bus_id));
 		if (pci_read_link(NULL, g->bus_id, &g->link))
 			g->link.numa_node = -1;
 	}

@@ -99,6 +99,13 @@ double gpu_mem_rate_GBps(int clock_khz, int bus_bits);
 void gpu_matrix_print(FILE *f, const char *title, int n, const double *m, int decimals);
 
 /*
+ * The GB/s of reps samples: out[r] = bytes / sec[r * stride] / 1e9, 0 for a
+ * sample that took no time. stride 2 with sec + i reads stream i of the
+ * each[] that gpu_sample fills for 2 streams.
+ */
+void gpu_rates_GBps(const double *sec, int reps, int stride, double bytes, double *out);
+
+/*
  * Sets "bw_GBps" (the median) and "bw_stats_GBps" {n,min,median,mean,max,
  * p99,cv} of rec from n bandwidth samples in GB/s. Returns the median.
  */
@@ -112,7 +119,6 @@ struct gpu_ctx {
 	int dev;                  /* this rank's device ordinal; -1: none (rank idles) */
 	char bus_id[GPU_BUS_LEN]; /* its PCI bus id, sysfs form */
 	struct pci_link link;     /* its PCIe link from sysfs (numa_node -1 when unknown) */
-	int any;                  /* some rank of the job has a GPU */
 };
 
 /*
@@ -145,6 +151,14 @@ int gpu_select(int local_rank, int *dev, char *why, size_t len);
  * reason of the lowest rank that had it, tagged "(rank R on HOST)".
  */
 int gpu_agree(MPI_Comm comm, int mine, const char *host, char *why, size_t len);
+
+/*
+ * Ends a measuring phase of probe name (collective over run->mpi->world):
+ * every rank learns whether any failed (this rank's failure text in why),
+ * and rank 0 writes one error record with the lowest failing rank's text.
+ * Returns 0 when none failed, else -1.
+ */
+int gpu_phase_end(struct cc_run *run, const char *name, int failed, const char *why);
 
 /* The versions this binary links: {cuda_runtime, nccl} (built-in parts only); a new object. */
 json_t *gpu_build_versions(void);
@@ -206,6 +220,9 @@ int gpu_time_copies(const struct gpu_copy *c, int n, int iters, double *sec,
  */
 int gpu_sample(const struct gpu_copy *c, int n, int warmup, int iters, int reps, double *span,
 	       double *each, char *why, size_t len);
+
+/* The PCI bus id of device dev in sysfs form ("unknown-N" when CUDA cannot say). */
+void gpu_bus_of(int dev, char *out, size_t len);
 
 /* "CUDA: <error string>" for e into why; returns -1 for use in return statements. */
 int gpu_cuda_fail(cudaError_t e, const char *call, char *why, size_t len);

@@ -19,7 +19,6 @@ const struct probe probe_hbm = {
 #include "../core/watchdog.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #define HBM_MIN ((size_t)256 << 20)   /* default sizes when neither -b nor -e is given */
 #define HBM_MAX ((size_t)1 << 30)
@@ -81,8 +80,7 @@ static int hbm_measure(struct cc_run *run, const struct gpu_ctx *g, struct hbm *
 
 	if (gpu_sample(&c, 1, o->warmup, o->iters, o->reps, h->span, NULL, why, len))
 		return -1;
-	for (int r = 0; r < o->reps; r++)
-		h->bw[r] = h->span[r] > 0 ? 2.0 * bytes * o->iters / h->span[r] / 1e9 : 0.0;
+	gpu_rates_GBps(h->span, o->reps, 1, 2.0 * bytes * o->iters, h->bw);
 	rec = json_pack("{s:s, s:s, s:s, s:s, s:n, s:s, s:s, s:I, s:i, s:i, s:i, s:b}",
 			"kind", "probe", "name", "hbm", "test", "copy", "scope", "gpu", "element",
 			"host", run->mpi->host, "bus_id", g->bus_id, "bytes", (json_int_t)bytes,
@@ -129,7 +127,7 @@ static int hbm_run(struct cc_run *run)
 	struct gpu_ctx g;
 	struct hbm h = { 0 };
 	size_t sizes[HBM_MAX_SIZES], n;
-	char why[400] = "", msg[450];
+	char why[400] = "";
 	json_t *recs = json_array(), *all;
 	int rc, failed;
 
@@ -145,10 +143,7 @@ static int hbm_run(struct cc_run *run)
 		failed = hbm_measure(run, &g, &h, sizes[i], recs, why, sizeof(why)) != 0;
 	MPI_Barrier(mpi->world);
 	watchdog_disarm();
-	snprintf(msg, sizeof(msg), "%s", why);
-	rc = gpu_agree(mpi->world, failed ? -1 : 0, mpi->host, msg, sizeof(msg));
-	if (rc)
-		run_error(run, "probe", "hbm", msg);
+	rc = gpu_phase_end(run, "hbm", failed, why);
 	all = gpu_emit(run, recs);
 	if (mpi->rank == 0 && !run->opt->quiet)
 		hbm_print(run, all);

@@ -18,7 +18,6 @@ const struct probe probe_nvlink = {
 };
 #else
 
-#include "../core/log.h"
 #include "../core/stats.h"
 #include "../core/watchdog.h"
 
@@ -48,18 +47,9 @@ struct nvl {
 /* The devices local rank 0 drives: those in --gpus when given, else all it sees. */
 static void pick_devices(struct nvl *x, const struct gpu_ctx *g)
 {
-	int ids[GPU_MAX], n = gpu_devices(g->ndev, ids, GPU_MAX);
-
-	x->n = 0;
-	for (int i = 0; i < n; i++) {
-		char raw[64] = "";
-
-		x->dev[x->n] = ids[i];
-		if (cudaDeviceGetPCIBusId(raw, sizeof(raw), ids[i]) != cudaSuccess)
-			snprintf(raw, sizeof(raw), "unknown-%d", ids[i]);
-		gpu_bus_norm(raw, x->bus[x->n], GPU_BUS_LEN);
-		x->n++;
-	}
+	x->n = gpu_devices(g->ndev, x->dev, GPU_MAX);
+	for (int i = 0; i < x->n; i++)
+		gpu_bus_of(x->dev[i], x->bus[i], GPU_BUS_LEN);
 }
 
 static int nvl_setup(struct nvl *x, size_t max)
@@ -156,8 +146,7 @@ static int measure_pair(struct nvl *x, int i, int j)
 		if (gpu_sample(c, 1, o->warmup, o->iters, reps, x->span, NULL, x->why,
 			       sizeof(x->why)))
 			return -1;
-		for (int r = 0; r < reps; r++)
-			x->v[r] = x->span[r] > 0 ? (double)bytes * o->iters / x->span[r] / 1e9 : 0.0;
+		gpu_rates_GBps(x->span, reps, 1, (double)bytes * o->iters, x->v);
 		rec = pair_record(x, "p2p_uni", i, j, bytes, o->iters);
 		gpu_bw_fields(rec, x->v, reps);
 		json_array_append_new(x->recs, rec);
@@ -168,14 +157,11 @@ static int measure_pair(struct nvl *x, int i, int j)
 		if (gpu_sample(c, 2, o->warmup, o->iters, reps, x->span, x->each, x->why,
 			       sizeof(x->why)))
 			return -1;
-		for (int r = 0; r < reps; r++)
-			x->v[r] = x->span[r] > 0 ? 2.0 * bytes * o->iters / x->span[r] / 1e9 : 0.0;
+		gpu_rates_GBps(x->span, reps, 1, 2.0 * bytes * o->iters, x->v);
 		rec = pair_record(x, "p2p_bidir", i, j, bytes, o->iters);
 		gpu_bw_fields(rec, x->v, reps);
 		for (int d = 0; d < 2; d++) {
-			for (int r = 0; r < reps; r++)
-				x->v[r] = x->each[r * 2 + d] > 0 ?
-					  (double)bytes * o->iters / x->each[r * 2 + d] / 1e9 : 0.0;
+			gpu_rates_GBps(x->each + d, reps, 2, (double)bytes * o->iters, x->v);
 			json_object_set_new(rec, d ? "ba_GBps" : "ab_GBps",
 					    json_real(stats_median(x->v, (size_t)reps)));
 		}
@@ -257,7 +243,7 @@ static int nvlink_run(struct cc_run *run)
 	struct mpictx *mpi = run->mpi;
 	struct nvl x = { .run = run };
 	struct gpu_ctx g;
-	char why[400] = "", msg[450];
+	char why[400] = "";
 	int rc, failed = 0, pairs = 0, most = 0;
 	json_t *all;
 
@@ -291,10 +277,7 @@ static int nvlink_run(struct cc_run *run)
 	}
 	MPI_Barrier(mpi->world);
 	watchdog_disarm();
-	snprintf(msg, sizeof(msg), "%s", x.why);
-	rc = gpu_agree(mpi->world, failed ? -1 : 0, mpi->host, msg, sizeof(msg));
-	if (rc)
-		run_error(run, "probe", "nvlink", msg);
+	rc = gpu_phase_end(run, "nvlink", failed, x.why);
 	all = gpu_emit(run, x.recs);
 	x.recs = NULL;
 	if (mpi->rank == 0 && !run->opt->quiet)

@@ -21,15 +21,11 @@ const struct probe probe_pcie = {
 };
 #else
 
-#include "../core/log.h"
-#include "../core/size.h"
 #include "../core/stats.h"
 #include "../core/timer.h"
 #include "../core/watchdog.h"
 
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #define PCIE_MIN ((size_t)64 << 10)   /* default sweep when neither -b nor -e is given */
 #define PCIE_MAX ((size_t)256 << 20)
@@ -106,16 +102,13 @@ static int measure(struct pcie *p, enum pcie_test t, size_t bytes)
 	if (gpu_sample(use, n, o->warmup, o->iters, reps, p->span, p->each, p->why,
 		       sizeof(p->why)))
 		return -1;
-	for (int r = 0; r < reps; r++)
-		p->bw[r] = p->span[r] > 0 ? moved / p->span[r] / 1e9 : 0.0;
+	gpu_rates_GBps(p->span, reps, 1, moved, p->bw);
 	rec = new_record(p, test_names[t], bytes);
 	bw = gpu_bw_fields(rec, p->bw, reps);
 	if (t == T_BIDIR) {
 		/* each direction on its own, measured while the other ran */
 		for (int i = 0; i < 2; i++) {
-			for (int r = 0; r < reps; r++)
-				p->bw[r] = p->each[r * 2 + i] > 0 ?
-					   (double)bytes * o->iters / p->each[r * 2 + i] / 1e9 : 0.0;
+			gpu_rates_GBps(p->each + i, reps, 2, (double)bytes * o->iters, p->bw);
 			json_object_set_new(rec, i ? "d2h_GBps" : "h2d_GBps",
 					    json_real(stats_median(p->bw, (size_t)reps)));
 		}
@@ -287,17 +280,13 @@ static void emit(struct pcie *p, json_t *all)
 	json_decref(got);
 }
 
-/* Ends a phase: every rank learns whether any failed; rank 0 records the first failure. */
+/* Ends a phase (gpu_phase_end), its name before the failure text. */
 static int phase_ok(struct pcie *p, int failed, const char *phase)
 {
 	char why[400];
-	int rc;
 
 	snprintf(why, sizeof(why), "%s: %s", phase, p->why);
-	rc = gpu_agree(p->run->mpi->world, failed ? -1 : 0, p->run->mpi->host, why, sizeof(why));
-	if (rc)
-		run_error(p->run, "probe", "pcie", why);
-	return rc == 0;
+	return gpu_phase_end(p->run, "pcie", failed, why) == 0;
 }
 
 static int pcie_run(struct cc_run *run)

@@ -214,6 +214,22 @@ static void test_bw_fields(void **state)
 	json_decref(rec);
 }
 
+static void test_rates(void **state)
+{
+	/* two streams' seconds per sample, interleaved as gpu_sample writes them */
+	double each[6] = { 0.5, 0.25, 1.0, 0.0, 2.0, 0.5 }, out[3];
+	(void)state;
+
+	gpu_rates_GBps(each, 3, 2, 1e9, out);
+	assert_float_equal(out[0], 2.0, 1e-12);
+	assert_float_equal(out[1], 1.0, 1e-12);
+	assert_float_equal(out[2], 0.5, 1e-12);
+	gpu_rates_GBps(each + 1, 3, 2, 1e9, out);
+	assert_float_equal(out[0], 4.0, 1e-12);
+	assert_float_equal(out[1], 0.0, 0);  /* no time: no rate, not infinity */
+	assert_float_equal(out[2], 2.0, 1e-12);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -227,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_matrix_print),
 		cmocka_unit_test(test_matrix_decimals_and_diagonal),
 		cmocka_unit_test(test_bw_fields),
+		cmocka_unit_test(test_rates),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
