@@ -60,7 +60,9 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
 # ccreport links no MPI, CUDA, NCCL or verbs: plain cc, jansson and inih only
 RCC      ?= cc
 RLDLIBS  := -ljansson -linih -lm
-RPT_SRC  := $(filter-out report/main.c,$(wildcard report/*.c))
+# core/size.c and core/stats.c are plain C (no MPI): ccreport reads sizes and
+# takes medians as ccprobe does
+RPT_SRC  := $(filter-out report/main.c,$(wildcard report/*.c)) core/size.c core/stats.c
 RPT_OBJ  := $(RPT_SRC:%.c=$(B)/robj/%.o)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)

@@ -5,6 +5,7 @@
  * kept (docs/profiles.md, "how values are aggregated").
  */
 #include "report.h"
+#include "../core/stats.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -723,13 +724,6 @@ static double elem_bound(const struct criterion *c, const struct pt *p)
 	return c->relative > 0 ? c->relative * p->rate : c->bound;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static int cmp_shortfall(const void *a, const void *b)
 {
 	const json_t *x = json_object_get(*(json_t *const *)a, "shortfall_pct");
@@ -774,8 +768,7 @@ static int find_outliers(struct eval *e, struct crit_state *s, const struct pt *
 		free(v);
 		return 0;
 	}
-	qsort(v, n, sizeof(*v), cmp_double);
-	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	med = stats_median(v, n);
 	free(v);
 	for (int i = 0; i < s->nel; i++) {
 		const struct pt *p = &vals[i];

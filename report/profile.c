@@ -3,6 +3,7 @@
  * is in docs/profiles.md). Every mistake is reported as "file:line: what".
  */
 #include "report.h"
+#include "../core/size.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -164,27 +165,11 @@ static int parse_bool(const char *v, int *out)
 
 int rpt_parse_size(const char *s, long long *out)
 {
-	char *end;
-	unsigned long long x;
-	int shift = 0;
+	size_t x;
 
-	if (!isdigit((unsigned char)*s))
+	if (size_parse(s, &x) || x > LLONG_MAX)
 		return -1;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	switch (*end) {
-	case 'K': shift = 10; end++; break;
-	case 'M': shift = 20; end++; break;
-	case 'G': shift = 30; end++; break;
-	case 'T': shift = 40; end++; break;
-	}
-	if (*end == 'B')
-		end++;
-	if (*end || x > (unsigned long long)LLONG_MAX >> shift)
-		return -1;
-	*out = (long long)(x << shift);
+	*out = (long long)x;
 	return 0;
 }
 

@@ -143,7 +143,7 @@ int profile_parse_string(struct profile *p, const char *text, const char *name,
  */
 char *profile_find(const char *arg, const char *argv0);
 void profile_free(struct profile *p);
-/* parses "8", "64K", "4M", "1G" (powers of 1024); -1 on error */
+/* size_parse() (core/size.h) as a long long: "8", "64K", "4M", "1G"; -1 on error */
 int rpt_parse_size(const char *s, long long *out);
 
 /* ---- the results reader (load.c) ---- */
