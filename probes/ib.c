@@ -815,7 +815,8 @@ static json_t *pair_record(struct ibctx *c, const char *test, int va, int vb, in
 			 "loopback", c->loopback, "transport", c->tp->name);
 }
 
-static void add_bw(struct ibctx *c, json_t *rec, const double *v, double rate_GBps)
+/* Adds the bandwidth of samples v to rec; returns their median in GB/s. */
+static double add_bw(json_t *rec, const double *v, double rate_GBps)
 {
 	struct stats st;
 
@@ -833,7 +834,25 @@ static void add_bw(struct ibctx *c, json_t *rec, const double *v, double rate_GB
 	json_object_set_new(rec, "iters", json_integer(p_iters));
 	json_object_set_new(rec, "reps", json_integer(p_reps));
 	json_object_set_new(rec, "warmup", json_integer(p_warmup));
-	(void)c;
+	return st.median;
+}
+
+/* Rank 0: an error record of pair a-b on rail, counted as a failure. */
+static void pair_fail(struct ibctx *c, int va, int vb, int rail, const char *test,
+		      const char *msg)
+{
+	char ea[160], eb[160];
+	json_t *rec;
+
+	element(c, va, rail, ea, sizeof(ea));
+	element(c, vb, rail, eb, sizeof(eb));
+	log_error("ib: %s", msg);
+	rec = json_pack("{s:s, s:s, s:s, s:s}", "kind", "probe", "name", "ib", "test", test,
+			"message", msg);
+	json_object_set_new(rec, "element", json_sprintf("%s-%s", ea, eb));
+	c->run->failures++;
+	c->failed = 1;
+	run_record(c->run, "error", rec);
 }
 
 static void pair_error(struct ibctx *c, int va, int vb, int rail, int step, const char *ma,
@@ -841,7 +860,6 @@ static void pair_error(struct ibctx *c, int va, int vb, int rail, int step, cons
 {
 	char ea[160], eb[160], sn[64], msg[800];
 	size_t n;
-	json_t *rec;
 
 	element(c, va, rail, ea, sizeof(ea));
 	element(c, vb, rail, eb, sizeof(eb));
@@ -851,21 +869,18 @@ static void pair_error(struct ibctx *c, int va, int vb, int rail, int step, cons
 		n += (size_t)snprintf(msg + n, sizeof(msg) - n, "; %s: %s", c->vhost[va], ma);
 	if (mb[0] && n < sizeof(msg))
 		snprintf(msg + n, sizeof(msg) - n, "; %s: %s", c->vhost[vb], mb);
-	log_error("ib: %s", msg);
-	rec = json_pack("{s:s, s:s, s:s, s:s}", "kind", "probe", "name", "ib", "message", msg,
-			"test", step_name(c, step, sn, sizeof(sn)));
-	json_object_set_new(rec, "element", json_sprintf("%s-%s", ea, eb));
-	c->run->failures++;
-	c->failed = 1;
-	run_record(c->run, "error", rec);
+	pair_fail(c, va, vb, rail, step_name(c, step, sn, sizeof(sn)), msg);
 }
 
-/* Rank 0, on stdout: one line per rail pair (medians; the file has everything). */
+/*
+ * Rank 0, on stdout: one line per rail pair (the file has everything). med:
+ * the median GB/s of a->b, b->a and both ways together, as written.
+ */
 static void print_pair(struct ibctx *c, int va, int vb, int rail, int fail, const double *A,
-		       const double *B, double rate)
+		       const double *med, double rate)
 {
 	char ea[160], eb[160], col[4][16], lat[2][16] = { "-", "-" };
-	double bi[1000], v[3] = { 0, 0, 0 };
+	double v[3] = { 8 * med[0], 8 * med[1], 8 * med[2] / 2 };
 	int have[3] = { !fail || fail > S_UNI_AB(c), !fail || fail > S_UNI_BA(c), !fail };
 
 	if (!c->printed++)
@@ -873,14 +888,6 @@ static void print_pair(struct ibctx *c, int va, int vb, int rail, int fail, cons
 		       "%%rate = slowest of the three / port rate\n"
 		       "# %-28s %-28s %9s %9s %10s %10s %10s %6s\n", p_size, c->lat[0], "a", "b",
 		       "lat_med", "lat_p99", "a->b_Gbps", "b->a_Gbps", "bidir_Gbps", "%rate");
-	for (int k = 0; k < p_reps; k++)
-		bi[k] = A[R_BI(c) + k] + B[R_BI(c) + k];
-	if (have[0])
-		v[0] = 8 * stats_median(A + R_UNI(c), (size_t)p_reps);
-	if (have[1])
-		v[1] = 8 * stats_median(B + R_UNI(c), (size_t)p_reps);
-	if (have[2])
-		v[2] = 8 * stats_median(bi, (size_t)p_reps) / 2;
 	for (int i = 0; i < 3; i++)
 		snprintf(col[i], sizeof(col[i]), have[i] ? "%.2f" : "-", i == 2 ? 2 * v[i] : v[i]);
 	if (rate > 0 && have[0] && have[1] && have[2]) {
@@ -908,7 +915,7 @@ static void write_pair(struct ibctx *c, int round, int ra, int rb)
 	int fail = (int)(A[R_FAIL_STEP] > B[R_FAIL_STEP] ? A[R_FAIL_STEP] : B[R_FAIL_STEP]);
 	double rate = A[R_RATE_GBPS] > 0 && B[R_RATE_GBPS] > 0 ?
 		      (A[R_RATE_GBPS] < B[R_RATE_GBPS] ? A[R_RATE_GBPS] : B[R_RATE_GBPS]) : 0;
-	double bi[1000];
+	double bi[1000], med[3] = { 0, 0, 0 };
 	json_t *rec;
 
 	for (int k = 0; k < c->nlat && (!fail || fail > S_LAT + k); k++) {
@@ -925,13 +932,13 @@ static void write_pair(struct ibctx *c, int round, int ra, int rb)
 	}
 	if (!fail || fail > S_UNI_AB(c)) {
 		rec = pair_record(c, "write_bw_uni", va, vb, rail, round, p_size);
-		add_bw(c, rec, A + R_UNI(c), rate);
+		med[0] = add_bw(rec, A + R_UNI(c), rate);
 		json_object_set_new(rec, "time_s", json_real(A[R_BW_TIME]));
 		run_record(c->run, "measurement", rec);
 	}
 	if (!fail || fail > S_UNI_BA(c)) {
 		rec = pair_record(c, "write_bw_uni", vb, va, rail, round, p_size);
-		add_bw(c, rec, B + R_UNI(c), rate);
+		med[1] = add_bw(rec, B + R_UNI(c), rate);
 		json_object_set_new(rec, "time_s", json_real(B[R_BW_TIME]));
 		run_record(c->run, "measurement", rec);
 	}
@@ -939,14 +946,14 @@ static void write_pair(struct ibctx *c, int round, int ra, int rb)
 		for (int k = 0; k < p_reps; k++)
 			bi[k] = A[R_BI(c) + k] + B[R_BI(c) + k];
 		rec = pair_record(c, "write_bw_bidir", va, vb, rail, round, p_size);
-		add_bw(c, rec, bi, 2.0 * rate);
+		med[2] = add_bw(rec, bi, 2.0 * rate);
 		run_record(c->run, "measurement", rec);
 	}
 	if (fail)
 		pair_error(c, va, vb, rail, fail, c->allmsg + (size_t)ra * MSG_LEN,
 			   c->allmsg + (size_t)rb * MSG_LEN);
 	if (!c->run->opt->quiet)
-		print_pair(c, va, vb, rail, fail, A, B, rate);
+		print_pair(c, va, vb, rail, fail, A, med, rate);
 	if (A[R_WRONG] + B[R_WRONG] > 0) {
 		char ea[160], eb[160], msg[400];
 
@@ -954,13 +961,7 @@ static void write_pair(struct ibctx *c, int round, int ra, int rb)
 		element(c, vb, rail, eb, sizeof(eb));
 		snprintf(msg, sizeof(msg), "wrong data between '%s' and '%s': %.0f bytes differ",
 			 ea, eb, A[R_WRONG] + B[R_WRONG]);
-		log_error("ib: %s", msg);
-		rec = json_pack("{s:s, s:s, s:s, s:s}", "kind", "probe", "name", "ib", "test", "data",
-				"message", msg);
-		json_object_set_new(rec, "element", json_sprintf("%s-%s", ea, eb));
-		c->run->failures++;
-		c->failed = 1;
-		run_record(c->run, "error", rec);
+		pair_fail(c, va, vb, rail, "data", msg);
 	}
 }
 
