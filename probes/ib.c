@@ -64,6 +64,7 @@ static const struct cc_param ib_params[] = {
 };
 
 #define IB_MAX_LAT 8
+#define IB_MAX_REPS 1000          /* bounds the both-ways sums of write_pair */
 
 /* The latency sizes; returns their number, or -1 for a bad list. */
 static int parse_lat_sizes(const char *list, size_t *out)
@@ -118,8 +119,9 @@ static int check_params(char *err, size_t len)
 		snprintf(err, len, "--ib-size must be 1 B to 1 GiB (one WRITE)");
 	else if (p_depth < 1 || p_depth > 4096)
 		snprintf(err, len, "--ib-depth must be 1 to 4096");
-	else if (p_iters < 1 || p_reps < 1 || p_reps > 1000)
-		snprintf(err, len, "--ib-iters must be at least 1 and --ib-reps 1 to 1000");
+	else if (p_iters < 1 || p_reps < 1 || p_reps > IB_MAX_REPS)
+		snprintf(err, len, "--ib-iters must be at least 1 and --ib-reps 1 to %d",
+			 IB_MAX_REPS);
 	else if (parse_lat_sizes(p_lat_sizes, s) < 0)
 		snprintf(err, len, "--ib-lat-sizes takes up to %d sizes of 1 to 65536 bytes, "
 			 "e.g. 2,64,4096", IB_MAX_LAT);
@@ -915,7 +917,7 @@ static void write_pair(struct ibctx *c, int round, int ra, int rb)
 	int fail = (int)(A[R_FAIL_STEP] > B[R_FAIL_STEP] ? A[R_FAIL_STEP] : B[R_FAIL_STEP]);
 	double rate = A[R_RATE_GBPS] > 0 && B[R_RATE_GBPS] > 0 ?
 		      (A[R_RATE_GBPS] < B[R_RATE_GBPS] ? A[R_RATE_GBPS] : B[R_RATE_GBPS]) : 0;
-	double bi[1000], med[3] = { 0, 0, 0 };
+	double bi[IB_MAX_REPS], med[3] = { 0, 0, 0 };
 	json_t *rec;
 
 	for (int k = 0; k < c->nlat && (!fail || fail > S_LAT + k); k++) {
