@@ -26,10 +26,7 @@ void options_defaults(struct cc_options *o)
 	o->root = 0;
 }
 
-static int fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
+int options_fail(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -78,7 +75,7 @@ static int parse_size_arg(const char *opt, const char *s, size_t *out,
 			  char *err, size_t len)
 {
 	if (size_parse(s, out))
-		return fail(err, len, "invalid size '%s' for %s (use e.g. 8, 64K, 1M, 8G)", s, opt);
+		return options_fail(err, len, "invalid size '%s' for %s (use e.g. 8, 64K, 1M, 8G)", s, opt);
 	return 0;
 }
 
@@ -125,21 +122,21 @@ static int set_param(const struct cc_param *p, const char *arg, char *err, size_
 	switch (p->type) {
 	case CC_PARAM_SIZE:
 		if (size_parse(arg, p->ptr))
-			return fail(err, len, "invalid size '%s' for --%s", arg, p->name);
+			return options_fail(err, len, "invalid size '%s' for --%s", arg, p->name);
 		return 0;
 	case CC_PARAM_INT:
 		if (parse_int(arg, 0, INT_MAX, p->ptr))
-			return fail(err, len, "invalid number '%s' for --%s", arg, p->name);
+			return options_fail(err, len, "invalid number '%s' for --%s", arg, p->name);
 		return 0;
 	case CC_PARAM_DOUBLE:
 		if (parse_double(arg, 0.0, 1e12, p->ptr))
-			return fail(err, len, "invalid number '%s' for --%s", arg, p->name);
+			return options_fail(err, len, "invalid number '%s' for --%s", arg, p->name);
 		return 0;
 	case CC_PARAM_STRING:
 		*(const char **)p->ptr = arg;
 		return 0;
 	}
-	return fail(err, len, "internal: bad type for --%s", p->name);
+	return options_fail(err, len, "internal: bad type for --%s", p->name);
 }
 
 int options_parse(struct cc_options *o, int argc, char **argv,
@@ -176,24 +173,24 @@ int options_parse(struct cc_options *o, int argc, char **argv,
 			break;
 		case 'f':
 			if (size_parse(optarg, &o->factor) || o->factor < 2)
-				rc = fail(err, errlen, "invalid step factor '%s' for -f (an integer >= 2)", optarg);
+				rc = options_fail(err, errlen, "invalid step factor '%s' for -f (an integer >= 2)", optarg);
 			break;
 		case 'i': rc = parse_size_arg("-i", optarg, &o->step, err, errlen); break;
 		case 'n':
 			if (parse_int(optarg, 1, 100000000, &o->iters))
-				rc = fail(err, errlen, "invalid iteration count '%s' for -n (1 or more)", optarg);
+				rc = options_fail(err, errlen, "invalid iteration count '%s' for -n (1 or more)", optarg);
 			break;
 		case 'w':
 			if (parse_int(optarg, 0, 100000000, &o->warmup))
-				rc = fail(err, errlen, "invalid warm-up count '%s' for -w (0 or more)", optarg);
+				rc = options_fail(err, errlen, "invalid warm-up count '%s' for -w (0 or more)", optarg);
 			break;
 		case 'r':
 			if (parse_int(optarg, 1, 100000, &o->reps))
-				rc = fail(err, errlen, "invalid repetition count '%s' for -r (1 or more)", optarg);
+				rc = options_fail(err, errlen, "invalid repetition count '%s' for -r (1 or more)", optarg);
 			break;
 		case 'c':
 			if (parse_int(optarg, 0, 1000, &o->check_iters))
-				rc = fail(err, errlen, "invalid check count '%s' for -c (0 or more)", optarg);
+				rc = options_fail(err, errlen, "invalid check count '%s' for -c (0 or more)", optarg);
 			break;
 		case 'o': o->out_path = optarg; break;
 		case 'B': o->backend = optarg; break;
@@ -201,12 +198,12 @@ int options_parse(struct cc_options *o, int argc, char **argv,
 		case 'O': o->ops = optarg; break;
 		case 'R':
 			if (parse_int(optarg, 0, INT_MAX, &o->root))
-				rc = fail(err, errlen, "invalid root '%s' for --root", optarg);
+				rc = options_fail(err, errlen, "invalid root '%s' for --root", optarg);
 			break;
 		case 'T':
 		case 't':
 			if (parse_double(optarg, 0.0, 1e7, &o->timeout_s))
-				rc = fail(err, errlen, "invalid timeout '%s' for --timeout (seconds, 0 = none)", optarg);
+				rc = options_fail(err, errlen, "invalid timeout '%s' for --timeout (seconds, 0 = none)", optarg);
 			break;
 		case 'S': o->scale = 1; break;
 		case 'v': o->verbose++; break;
@@ -215,24 +212,24 @@ int options_parse(struct cc_options *o, int argc, char **argv,
 		case 'h': o->help = 1; break;
 		case 'V': o->version = 1; break;
 		case ':':
-			rc = fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+			rc = options_fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
 			break;
 		case '?':
 			/* a long flag given a value ("--quiet=1") sets optopt to its code */
 			if (optopt && !strncmp(argv[optind - 1], "--", 2) &&
 			    strchr(argv[optind - 1], '='))
-				rc = fail(err, errlen, "option '%.*s' takes no value",
+				rc = options_fail(err, errlen, "option '%.*s' takes no value",
 					  (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
 			else if (optopt)
-				rc = fail(err, errlen, "unknown option '-%c'", optopt);
+				rc = options_fail(err, errlen, "unknown option '-%c'", optopt);
 			else
-				rc = fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
+				rc = options_fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
 			break;
 		default:
 			if (c >= PARAM_BASE && (size_t)(c - PARAM_BASE) < nflat)
 				rc = set_param(flat[c - PARAM_BASE], optarg, err, errlen);
 			else
-				rc = fail(err, errlen, "internal: unhandled option %d", c);
+				rc = options_fail(err, errlen, "internal: unhandled option %d", c);
 		}
 	}
 	if (rc)
@@ -240,7 +237,7 @@ int options_parse(struct cc_options *o, int argc, char **argv,
 	if (o->min_bytes > o->max_bytes) {
 		char a[32], b[32];
 
-		return fail(err, errlen, "minimum size %s (-b) is above maximum size %s (-e)",
+		return options_fail(err, errlen, "minimum size %s (-b) is above maximum size %s (-e)",
 			    size_format(o->min_bytes, a, sizeof(a)), size_format(o->max_bytes, b, sizeof(b)));
 	}
 	o->names = argv + optind;

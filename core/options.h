@@ -67,6 +67,13 @@ int options_parse(struct cc_options *o, int argc, char **argv,
 /* Writes the --help text; params as for options_parse. */
 void options_usage(FILE *f, const struct cc_param *const *params);
 
+/*
+ * Formats a message into err[len] as one line (see options_one_line) and
+ * returns -1: the error return of any parser that reports into a buffer.
+ */
+int options_fail(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Replaces control characters in msg (from quoted arguments) so it prints as one line. */
 void options_one_line(char *msg);
 

@@ -1,6 +1,7 @@
 /* core/pci.c: PCIe link speed, width and NUMA node from sysfs. */
 #include "pci.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,21 +35,21 @@ double pci_rate_GBps(int gen, int width)
 	return gen_gts[gen] * eff * width / 8.0;
 }
 
-/* First line of root/bus/pci/devices/bdf/name into buf; 0 or -1. */
-static int read_attr(const char *dir, const char *name, char *buf, size_t len)
+int sysfs_read_attr(const char *dir, const char *name, char *buf, size_t len)
 {
-	char path[512];
+	char path[PATH_MAX];
 	FILE *f;
 	int ok;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "r");
-	if (!f)
+	ok = f && fgets(buf, (int)len, f) != NULL;
+	if (f)
+		fclose(f);
+	if (!ok) {
+		buf[0] = '\0';
 		return -1;
-	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
+	}
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }
@@ -85,15 +86,15 @@ int pci_read_link(const char *root, const char *bdf, struct pci_link *l)
 	snprintf(dir, sizeof(dir), "%s/bus/pci/devices/%s", root && *root ? root : "/sys", bdf);
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
 		return -1;
-	if (read_attr(dir, "numa_node", buf, sizeof(buf)) == 0)
+	if (sysfs_read_attr(dir, "numa_node", buf, sizeof(buf)) == 0)
 		l->numa_node = parse_int(buf, -1);
-	if (read_attr(dir, "current_link_speed", buf, sizeof(buf)) == 0)
+	if (sysfs_read_attr(dir, "current_link_speed", buf, sizeof(buf)) == 0)
 		l->cur_gts = parse_speed(buf);
-	if (read_attr(dir, "max_link_speed", buf, sizeof(buf)) == 0)
+	if (sysfs_read_attr(dir, "max_link_speed", buf, sizeof(buf)) == 0)
 		l->max_gts = parse_speed(buf);
-	if (read_attr(dir, "current_link_width", buf, sizeof(buf)) == 0)
+	if (sysfs_read_attr(dir, "current_link_width", buf, sizeof(buf)) == 0)
 		l->cur_width = parse_int(buf, 0) > 0 ? parse_int(buf, 0) : 0;
-	if (read_attr(dir, "max_link_width", buf, sizeof(buf)) == 0)
+	if (sysfs_read_attr(dir, "max_link_width", buf, sizeof(buf)) == 0)
 		l->max_width = parse_int(buf, 0) > 0 ? parse_int(buf, 0) : 0;
 	l->cur_gen = pci_gen_of_gts(l->cur_gts);
 	l->max_gen = pci_gen_of_gts(l->max_gts);

@@ -2,6 +2,7 @@
 #define CCDIAG_PCI_H
 
 #include <jansson.h>
+#include <stddef.h>
 
 /*
  * The PCIe link of one device as Linux reports it in sysfs
@@ -24,6 +25,12 @@ struct pci_link {
  * their fields unknown. Returns 0 when the device folder exists, else -1.
  */
 int pci_read_link(const char *root, const char *bdf, struct pci_link *l);
+
+/*
+ * First line of the sysfs attribute dir/name into buf, newline stripped.
+ * Returns 0, or -1 with buf = "" when it cannot be read.
+ */
+int sysfs_read_attr(const char *dir, const char *name, char *buf, size_t len);
 
 /* The PCIe generation of a per-lane rate in GT/s (2.5 -> 1 ... 64 -> 6), or 0. */
 int pci_gen_of_gts(double gts);

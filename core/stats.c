@@ -11,6 +11,11 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void stats_sort(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+}
+
 double stats_quantile_sorted(const double *sorted, size_t n, double q)
 {
 	double pos = q * (double)(n - 1);
@@ -41,7 +46,7 @@ int stats_compute(const double *v, size_t n, struct stats *out)
 	if (!s)
 		return -1;
 	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
+	stats_sort(s, n);
 	for (i = 0; i < n; i++)
 		sum += s[i];
 	out->n = n;

@@ -24,6 +24,9 @@ int stats_compute(const double *v, size_t n, struct stats *out);
 /* The median of v[0..n) (v untouched); 0 for n == 0 or when memory runs out. */
 double stats_median(const double *v, size_t n);
 
+/* Sorts v[0..n) ascending in place. */
+void stats_sort(double *v, size_t n);
+
 /* Percentile q in [0,1] of sorted[0..n), linear interpolation; n > 0. */
 double stats_quantile_sorted(const double *sorted, size_t n, double q);
 

@@ -64,6 +64,7 @@ static const struct cc_param ib_params[] = {
 };
 
 #define IB_MAX_LAT 8
+#define IB_MAX_REPS 1000          /* bounds the both-ways sums of write_pair */
 
 /* The latency sizes; returns their number, or -1 for a bad list. */
 static int parse_lat_sizes(const char *list, size_t *out)
@@ -118,8 +119,9 @@ static int check_params(char *err, size_t len)
 		snprintf(err, len, "--ib-size must be 1 B to 1 GiB (one WRITE)");
 	else if (p_depth < 1 || p_depth > 4096)
 		snprintf(err, len, "--ib-depth must be 1 to 4096");
-	else if (p_iters < 1 || p_reps < 1 || p_reps > 1000)
-		snprintf(err, len, "--ib-iters must be at least 1 and --ib-reps 1 to 1000");
+	else if (p_iters < 1 || p_reps < 1 || p_reps > IB_MAX_REPS)
+		snprintf(err, len, "--ib-iters must be at least 1 and --ib-reps 1 to %d",
+			 IB_MAX_REPS);
 	else if (parse_lat_sizes(p_lat_sizes, s) < 0)
 		snprintf(err, len, "--ib-lat-sizes takes up to %d sizes of 1 to 65536 bytes, "
 			 "e.g. 2,64,4096", IB_MAX_LAT);
@@ -627,13 +629,6 @@ static void fail_msg(struct ibctx *c, const char *what, const char *err)
 	log_error("ib: %s: %s", what, err);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The byte a node's rail writes, never 0 (a cleared target must differ). */
 static uint8_t pattern(int vnode, int rail)
 {
@@ -684,7 +679,7 @@ static int step_latency(struct ibctx *c, struct ib_rail *r, int is_a, int k,
 		fail_msg(c, "latency", err);
 	if (ok && is_a) {
 		struct stats st;
-		double *s = c->res + R_LAT(k), *sorted = malloc((size_t)p_lat_iters * sizeof(double));
+		double *s = c->res + R_LAT(k);
 
 		stats_compute(c->samples, (size_t)p_lat_iters, &st);
 		s[0] = (double)st.n;
@@ -694,12 +689,9 @@ static int step_latency(struct ibctx *c, struct ib_rail *r, int is_a, int k,
 		s[4] = st.max;
 		s[5] = st.p99;
 		s[7] = st.cv;
-		if (sorted) {
-			memcpy(sorted, c->samples, (size_t)p_lat_iters * sizeof(double));
-			qsort(sorted, (size_t)p_lat_iters, sizeof(double), cmp_double);
-			s[6] = stats_quantile_sorted(sorted, (size_t)p_lat_iters, 0.999);
-			free(sorted);
-		}
+		/* the samples are scratch: sorted in place for the 99.9th percentile */
+		stats_sort(c->samples, (size_t)p_lat_iters);
+		s[6] = stats_quantile_sorted(c->samples, (size_t)p_lat_iters, 0.999);
 	}
 	return agree(c, ok);
 }
@@ -825,7 +817,8 @@ static json_t *pair_record(struct ibctx *c, const char *test, int va, int vb, in
 			 "loopback", c->loopback, "transport", c->tp->name);
 }
 
-static void add_bw(struct ibctx *c, json_t *rec, const double *v, double rate_GBps)
+/* Adds the bandwidth of samples v to rec; returns their median in GB/s. */
+static double add_bw(json_t *rec, const double *v, double rate_GBps)
 {
 	struct stats st;
 
@@ -843,7 +836,25 @@ static void add_bw(struct ibctx *c, json_t *rec, const double *v, double rate_GB
 	json_object_set_new(rec, "iters", json_integer(p_iters));
 	json_object_set_new(rec, "reps", json_integer(p_reps));
 	json_object_set_new(rec, "warmup", json_integer(p_warmup));
-	(void)c;
+	return st.median;
+}
+
+/* Rank 0: an error record of pair a-b on rail, counted as a failure. */
+static void pair_fail(struct ibctx *c, int va, int vb, int rail, const char *test,
+		      const char *msg)
+{
+	char ea[160], eb[160];
+	json_t *rec;
+
+	element(c, va, rail, ea, sizeof(ea));
+	element(c, vb, rail, eb, sizeof(eb));
+	log_error("ib: %s", msg);
+	rec = json_pack("{s:s, s:s, s:s, s:s}", "kind", "probe", "name", "ib", "test", test,
+			"message", msg);
+	json_object_set_new(rec, "element", json_sprintf("%s-%s", ea, eb));
+	c->run->failures++;
+	c->failed = 1;
+	run_record(c->run, "error", rec);
 }
 
 static void pair_error(struct ibctx *c, int va, int vb, int rail, int step, const char *ma,
@@ -851,7 +862,6 @@ static void pair_error(struct ibctx *c, int va, int vb, int rail, int step, cons
 {
 	char ea[160], eb[160], sn[64], msg[800];
 	size_t n;
-	json_t *rec;
 
 	element(c, va, rail, ea, sizeof(ea));
 	element(c, vb, rail, eb, sizeof(eb));
@@ -861,21 +871,18 @@ static void pair_error(struct ibctx *c, int va, int vb, int rail, int step, cons
 		n += (size_t)snprintf(msg + n, sizeof(msg) - n, "; %s: %s", c->vhost[va], ma);
 	if (mb[0] && n < sizeof(msg))
 		snprintf(msg + n, sizeof(msg) - n, "; %s: %s", c->vhost[vb], mb);
-	log_error("ib: %s", msg);
-	rec = json_pack("{s:s, s:s, s:s, s:s}", "kind", "probe", "name", "ib", "message", msg,
-			"test", step_name(c, step, sn, sizeof(sn)));
-	json_object_set_new(rec, "element", json_sprintf("%s-%s", ea, eb));
-	c->run->failures++;
-	c->failed = 1;
-	run_record(c->run, "error", rec);
+	pair_fail(c, va, vb, rail, step_name(c, step, sn, sizeof(sn)), msg);
 }
 
-/* Rank 0, on stdout: one line per rail pair (medians; the file has everything). */
+/*
+ * Rank 0, on stdout: one line per rail pair (the file has everything). med:
+ * the median GB/s of a->b, b->a and both ways together, as written.
+ */
 static void print_pair(struct ibctx *c, int va, int vb, int rail, int fail, const double *A,
-		       const double *B, double rate)
+		       const double *med, double rate)
 {
 	char ea[160], eb[160], col[4][16], lat[2][16] = { "-", "-" };
-	double bi[1000], v[3] = { 0, 0, 0 };
+	double v[3] = { 8 * med[0], 8 * med[1], 8 * med[2] / 2 };
 	int have[3] = { !fail || fail > S_UNI_AB(c), !fail || fail > S_UNI_BA(c), !fail };
 
 	if (!c->printed++)
@@ -883,14 +890,6 @@ static void print_pair(struct ibctx *c, int va, int vb, int rail, int fail, cons
 		       "%%rate = slowest of the three / port rate\n"
 		       "# %-28s %-28s %9s %9s %10s %10s %10s %6s\n", p_size, c->lat[0], "a", "b",
 		       "lat_med", "lat_p99", "a->b_Gbps", "b->a_Gbps", "bidir_Gbps", "%rate");
-	for (int k = 0; k < p_reps; k++)
-		bi[k] = A[R_BI(c) + k] + B[R_BI(c) + k];
-	if (have[0])
-		v[0] = 8 * stats_median(A + R_UNI(c), (size_t)p_reps);
-	if (have[1])
-		v[1] = 8 * stats_median(B + R_UNI(c), (size_t)p_reps);
-	if (have[2])
-		v[2] = 8 * stats_median(bi, (size_t)p_reps) / 2;
 	for (int i = 0; i < 3; i++)
 		snprintf(col[i], sizeof(col[i]), have[i] ? "%.2f" : "-", i == 2 ? 2 * v[i] : v[i]);
 	if (rate > 0 && have[0] && have[1] && have[2]) {
@@ -918,7 +917,7 @@ static void write_pair(struct ibctx *c, int round, int ra, int rb)
 	int fail = (int)(A[R_FAIL_STEP] > B[R_FAIL_STEP] ? A[R_FAIL_STEP] : B[R_FAIL_STEP]);
 	double rate = A[R_RATE_GBPS] > 0 && B[R_RATE_GBPS] > 0 ?
 		      (A[R_RATE_GBPS] < B[R_RATE_GBPS] ? A[R_RATE_GBPS] : B[R_RATE_GBPS]) : 0;
-	double bi[1000];
+	double bi[IB_MAX_REPS], med[3] = { 0, 0, 0 };
 	json_t *rec;
 
 	for (int k = 0; k < c->nlat && (!fail || fail > S_LAT + k); k++) {
@@ -935,13 +934,13 @@ static void write_pair(struct ibctx *c, int round, int ra, int rb)
 	}
 	if (!fail || fail > S_UNI_AB(c)) {
 		rec = pair_record(c, "write_bw_uni", va, vb, rail, round, p_size);
-		add_bw(c, rec, A + R_UNI(c), rate);
+		med[0] = add_bw(rec, A + R_UNI(c), rate);
 		json_object_set_new(rec, "time_s", json_real(A[R_BW_TIME]));
 		run_record(c->run, "measurement", rec);
 	}
 	if (!fail || fail > S_UNI_BA(c)) {
 		rec = pair_record(c, "write_bw_uni", vb, va, rail, round, p_size);
-		add_bw(c, rec, B + R_UNI(c), rate);
+		med[1] = add_bw(rec, B + R_UNI(c), rate);
 		json_object_set_new(rec, "time_s", json_real(B[R_BW_TIME]));
 		run_record(c->run, "measurement", rec);
 	}
@@ -949,14 +948,14 @@ static void write_pair(struct ibctx *c, int round, int ra, int rb)
 		for (int k = 0; k < p_reps; k++)
 			bi[k] = A[R_BI(c) + k] + B[R_BI(c) + k];
 		rec = pair_record(c, "write_bw_bidir", va, vb, rail, round, p_size);
-		add_bw(c, rec, bi, 2.0 * rate);
+		med[2] = add_bw(rec, bi, 2.0 * rate);
 		run_record(c->run, "measurement", rec);
 	}
 	if (fail)
 		pair_error(c, va, vb, rail, fail, c->allmsg + (size_t)ra * MSG_LEN,
 			   c->allmsg + (size_t)rb * MSG_LEN);
 	if (!c->run->opt->quiet)
-		print_pair(c, va, vb, rail, fail, A, B, rate);
+		print_pair(c, va, vb, rail, fail, A, med, rate);
 	if (A[R_WRONG] + B[R_WRONG] > 0) {
 		char ea[160], eb[160], msg[400];
 
@@ -964,13 +963,7 @@ static void write_pair(struct ibctx *c, int round, int ra, int rb)
 		element(c, vb, rail, eb, sizeof(eb));
 		snprintf(msg, sizeof(msg), "wrong data between '%s' and '%s': %.0f bytes differ",
 			 ea, eb, A[R_WRONG] + B[R_WRONG]);
-		log_error("ib: %s", msg);
-		rec = json_pack("{s:s, s:s, s:s, s:s}", "kind", "probe", "name", "ib", "test", "data",
-				"message", msg);
-		json_object_set_new(rec, "element", json_sprintf("%s-%s", ea, eb));
-		c->run->failures++;
-		c->failed = 1;
-		run_record(c->run, "error", rec);
+		pair_fail(c, va, vb, rail, "data", msg);
 	}
 }
 

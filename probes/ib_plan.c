@@ -1,8 +1,8 @@
 /* probes/ib_plan.c: queue-pair information encoding and rail pairing for the ib probe. */
 #include "ib_plan.h"
 #include "schedule.h"
+#include "../core/options.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,34 +71,26 @@ void ib_qpinfo_encode(const struct ib_qp_info *q, uint8_t *buf)
 	put64(buf + 80, q->lat_len);
 }
 
-static int fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 int ib_qpinfo_decode(const uint8_t *buf, size_t len, struct ib_qp_info *q, char *err,
 		     size_t errlen)
 {
 	memset(q, 0, sizeof(*q));
 	if (len < 8)
-		return fail(err, errlen, "queue-pair information too short: %zu bytes", len);
+		return options_fail(err, errlen, "queue-pair information too short: %zu bytes",
+				    len);
 	if (get32(buf) != IB_QPINFO_MAGIC)
-		return fail(err, errlen, "queue-pair information has a bad magic number 0x%08x",
-			    get32(buf));
+		return options_fail(err, errlen,
+				    "queue-pair information has a bad magic number 0x%08x",
+				    get32(buf));
 	if (get16(buf + 4) != IB_QPINFO_VERSION)
-		return fail(err, errlen, "queue-pair information version %u, expected %u "
-			    "(different ccprobe builds?)", get16(buf + 4), IB_QPINFO_VERSION);
+		return options_fail(err, errlen,
+				    "queue-pair information version %u, expected %u "
+				    "(different ccprobe builds?)",
+				    get16(buf + 4), IB_QPINFO_VERSION);
 	if (get16(buf + 6) != IB_QPINFO_SIZE || len != IB_QPINFO_SIZE)
-		return fail(err, errlen, "queue-pair information of %zu bytes (says %u), expected %d",
-			    len, get16(buf + 6), IB_QPINFO_SIZE);
+		return options_fail(err, errlen,
+				    "queue-pair information of %zu bytes (says %u), expected %d",
+				    len, get16(buf + 6), IB_QPINFO_SIZE);
 	q->status = get32(buf + 8);
 	q->settings = get32(buf + 12);
 	q->lid = get16(buf + 16);
@@ -117,16 +109,17 @@ int ib_qpinfo_decode(const uint8_t *buf, size_t len, struct ib_qp_info *q, char 
 	if (q->status)
 		return 0;   /* a failed side sends only its status */
 	if (q->qpn == 0 || q->qpn > 0xffffff || q->psn > 0xffffff)
-		return fail(err, errlen, "bad queue pair number %u or PSN %u", q->qpn, q->psn);
+		return options_fail(err, errlen, "bad queue pair number %u or PSN %u",
+				    q->qpn, q->psn);
 	if (q->mtu < 1 || q->mtu > 5)
-		return fail(err, errlen, "bad MTU code %u (1-5)", q->mtu);
+		return options_fail(err, errlen, "bad MTU code %u (1-5)", q->mtu);
 	if (q->link_layer != 1 && q->link_layer != 2)
-		return fail(err, errlen, "bad link layer %u", q->link_layer);
+		return options_fail(err, errlen, "bad link layer %u", q->link_layer);
 	if (q->gid_index < -1 || q->gid_index > 255 || (q->link_layer == 2 && q->gid_index < 0))
-		return fail(err, errlen, "bad GID index %d for a %s port", q->gid_index,
-			    q->link_layer == 2 ? "RoCE" : "InfiniBand");
+		return options_fail(err, errlen, "bad GID index %d for a %s port", q->gid_index,
+				    q->link_layer == 2 ? "RoCE" : "InfiniBand");
 	if (!q->len || !q->lat_len)
-		return fail(err, errlen, "empty memory region");
+		return options_fail(err, errlen, "empty memory region");
 	return 0;
 }
 

@@ -104,36 +104,6 @@ static const char *sysroot(const char *root)
 	return root && *root ? root : "/sys";
 }
 
-/* First line of path into buf, newline stripped; 0 or -1. */
-static int read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	int ok;
-
-	if (!f)
-		return -1;
-	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	if (!ok) {
-		buf[0] = '\0';
-		return -1;
-	}
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
-static int read_attr(const char *dir, const char *name, char *buf, size_t len)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (read_line(path, buf, len)) {
-		buf[0] = '\0';
-		return -1;
-	}
-	return 0;
-}
-
 static int cmp_name(const void *a, const void *b)
 {
 	return strcmp((const char *)a, (const char *)b);
@@ -228,10 +198,10 @@ int ib_sysfs_device(const char *root, const char *dev, struct ib_dev_sysfs *d)
 	snprintf(dir, sizeof(dir), "%s/class/infiniband/%s", sysroot(root), dev);
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
 		return -1;
-	read_attr(dir, "fw_ver", d->fw_ver, sizeof(d->fw_ver));
-	read_attr(dir, "node_guid", d->node_guid, sizeof(d->node_guid));
-	read_attr(dir, "board_id", d->board_id, sizeof(d->board_id));
-	read_attr(dir, "hca_type", d->hca_type, sizeof(d->hca_type));
+	sysfs_read_attr(dir, "fw_ver", d->fw_ver, sizeof(d->fw_ver));
+	sysfs_read_attr(dir, "node_guid", d->node_guid, sizeof(d->node_guid));
+	sysfs_read_attr(dir, "board_id", d->board_id, sizeof(d->board_id));
+	sysfs_read_attr(dir, "hca_type", d->hca_type, sizeof(d->hca_type));
 	device_bdf(dir, d->bdf, sizeof(d->bdf));
 	snprintf(ports, sizeof(ports), "%s/ports", dir);
 	pd = opendir(ports);
@@ -277,14 +247,14 @@ int ib_sysfs_port(const char *root, const char *dev, int port, struct ib_port_sy
 	snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/ports/%d", sysroot(root), dev, port);
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
 		return -1;
-	if (!read_attr(dir, "state", buf, sizeof(buf)))
+	if (!sysfs_read_attr(dir, "state", buf, sizeof(buf)))
 		parse_state(buf, &p->state, p->state_name, sizeof(p->state_name));
-	if (!read_attr(dir, "phys_state", buf, sizeof(buf)))
+	if (!sysfs_read_attr(dir, "phys_state", buf, sizeof(buf)))
 		parse_state(buf, &p->phys_state, p->phys_state_name, sizeof(p->phys_state_name));
-	read_attr(dir, "link_layer", p->link_layer, sizeof(p->link_layer));
-	if (!read_attr(dir, "rate", p->rate_str, sizeof(p->rate_str)))
+	sysfs_read_attr(dir, "link_layer", p->link_layer, sizeof(p->link_layer));
+	if (!sysfs_read_attr(dir, "rate", p->rate_str, sizeof(p->rate_str)))
 		ib_rate_parse(p->rate_str, &p->rate);
-	if (!read_attr(dir, "lid", buf, sizeof(buf))) {
+	if (!sysfs_read_attr(dir, "lid", buf, sizeof(buf))) {
 		char *end;
 		long v = strtol(buf, &end, 0);
 
@@ -324,19 +294,19 @@ int ib_sysfs_gid(const char *root, const char *dev, int port, int idx, struct ib
 	g->index = -1;
 	snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/ports/%d", sysroot(root), dev, port);
 	snprintf(name, sizeof(name), "gids/%d", idx);
-	if (read_attr(dir, name, g->gid, sizeof(g->gid)) || ib_gid_parse(g->gid, raw))
+	if (sysfs_read_attr(dir, name, g->gid, sizeof(g->gid)) || ib_gid_parse(g->gid, raw))
 		return -1;
 	for (int i = 0; i < 16; i++)
 		zero &= raw[i] == 0;
 	if (zero)
 		return -1;
 	snprintf(name, sizeof(name), "gid_attrs/types/%d", idx);
-	read_attr(dir, name, g->type, sizeof(g->type));
+	sysfs_read_attr(dir, name, g->type, sizeof(g->type));
 	/* the kernel prints "IB/RoCE v1" for both IB and RoCE v1 GIDs */
 	if (!strcmp(g->type, "IB/RoCE v1"))
 		snprintf(g->type, sizeof(g->type), "RoCE v1");
 	snprintf(name, sizeof(name), "gid_attrs/ndevs/%d", idx);
-	read_attr(dir, name, g->netdev, sizeof(g->netdev));
+	sysfs_read_attr(dir, name, g->netdev, sizeof(g->netdev));
 	g->index = idx;
 	return 0;
 }
@@ -433,7 +403,8 @@ int ib_counters_read(const char *root, const char *dev, int port, const char *su
 		if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof(c->name))
 			continue;
 		/* some counters cannot be read (EINVAL on ports without them): leave out */
-		if (read_attr(dir, e->d_name, buf, sizeof(buf)) || ib_counter_parse(buf, &c->value))
+		if (sysfs_read_attr(dir, e->d_name, buf, sizeof(buf)) ||
+		    ib_counter_parse(buf, &c->value))
 			continue;
 		snprintf(c->name, sizeof(c->name), "%s", e->d_name);
 		out->n++;
