@@ -2,6 +2,9 @@
 #include "log.h"
 #include "timer.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 double run_elapsed(const struct cc_run *run)
 {
 	return timer_now() - run->t_start;
@@ -41,4 +44,53 @@ json_t *run_stats_json(const struct stats *s, double scale)
 	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f}", "n", (json_int_t)s->n,
 			 "min", s->min * scale, "median", s->median * scale, "mean", s->mean * scale,
 			 "max", s->max * scale, "p99", s->p99 * scale, "cv", s->cv);
+}
+
+static void gather_oom(void)
+{
+	log_error("out of memory gathering results on rank 0");
+	MPI_Abort(MPI_COMM_WORLD, CC_EXIT_RUNTIME);
+}
+
+json_t *run_gather_json(MPI_Comm comm, json_t *mine)
+{
+	char *text = mine ? json_dumps(mine, JSON_COMPACT) : NULL;
+	int len = text ? (int)strlen(text) : 0, *lens = NULL, *displ = NULL, total = 0;
+	int rank, size;
+	char *all = NULL;
+	json_t *out = NULL;
+
+	MPI_Comm_rank(comm, &rank);
+	MPI_Comm_size(comm, &size);
+	if (rank == 0) {
+		lens = calloc((size_t)size, sizeof(int));
+		displ = calloc((size_t)size, sizeof(int));
+		if (!lens || !displ)
+			gather_oom();
+	}
+	MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
+	if (rank == 0) {
+		for (int r = 0; r < size; r++) {
+			displ[r] = total;
+			total += lens[r];
+		}
+		all = malloc((size_t)total + 1);
+		if (!all)
+			gather_oom();
+	}
+	MPI_Gatherv(text, len, MPI_CHAR, all, lens, displ, MPI_CHAR, 0, comm);
+	if (rank == 0) {
+		out = json_array();
+		for (int r = 0; r < size; r++) {
+			json_t *v = lens[r] ? json_loadb(all + displ[r], (size_t)lens[r], 0, NULL) : NULL;
+
+			json_array_append_new(out, v ? v : json_null());
+		}
+	}
+	json_decref(mine);
+	free(text);
+	free(all);
+	free(lens);
+	free(displ);
+	return out;
 }

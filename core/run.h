@@ -38,6 +38,14 @@ void run_skip(struct cc_run *run, const char *kind, const char *name, const char
  */
 void run_error(struct cc_run *run, const char *kind, const char *name, const char *message);
 
+/*
+ * Gathers one JSON value per rank of comm to rank 0 (mine is taken; NULL =
+ * nothing). Rank 0 gets an array in rank order, null where a rank sent
+ * nothing; the other ranks get NULL. Collective over comm; out of memory on
+ * rank 0 aborts the job (exit 3), as a half-gathered result would mislead.
+ */
+json_t *run_gather_json(MPI_Comm comm, json_t *mine);
+
 /* The stats as a JSON object {n,min,median,mean,max,p99,cv}, values times scale. */
 json_t *run_stats_json(const struct stats *s, double scale);
 

@@ -271,46 +271,6 @@ int gpu_phase_end(struct cc_run *run, const char *name, int failed, const char *
 	return -1;
 }
 
-/* Gathers one JSON value per rank of comm to root: an array by rank there, NULL elsewhere. */
-static json_t *gather_json(MPI_Comm comm, int root, json_t *mine)
-{
-	char *text = json_dumps(mine, JSON_COMPACT);
-	int n = text ? (int)strlen(text) + 1 : 1, rank, size, *lens = NULL, *offs = NULL;
-	char *all = NULL;
-	json_t *out = NULL;
-
-	MPI_Comm_rank(comm, &rank);
-	MPI_Comm_size(comm, &size);
-	if (rank == root) {
-		lens = calloc((size_t)size, sizeof(int));
-		offs = calloc((size_t)size, sizeof(int));
-	}
-	MPI_Gather(&n, 1, MPI_INT, lens, 1, MPI_INT, root, comm);
-	if (rank == root) {
-		long total = 0;
-
-		for (int r = 0; r < size; r++) {
-			offs[r] = (int)total;
-			total += lens[r];
-		}
-		all = malloc((size_t)total);
-	}
-	MPI_Gatherv(text ? text : "", n, MPI_CHAR, all, lens, offs, MPI_CHAR, root, comm);
-	if (rank == root) {
-		out = json_array();
-		for (int r = 0; r < size; r++) {
-			json_t *v = all[offs[r]] ? json_loads(all + offs[r], 0, NULL) : NULL;
-
-			json_array_append_new(out, v ? v : json_null());
-		}
-	}
-	free(text);
-	free(all);
-	free(lens);
-	free(offs);
-	return out;
-}
-
 /* ------------------------------------------------------------------ GPU names */
 
 /* Rank 0: the GPUs of each host in PCI order, from the inventory. */
@@ -393,8 +353,7 @@ json_t *gpu_emit(struct cc_run *run, json_t *mine)
 
 	if (!mine)
 		mine = json_array();
-	per_rank = gather_json(run->mpi->world, 0, mine);
-	json_decref(mine);
+	per_rank = run_gather_json(run->mpi->world, mine);
 	if (run->mpi->rank != 0)
 		return NULL;
 	all = json_array();
@@ -863,7 +822,7 @@ int gpu_open(struct cc_run *run, struct gpu_ctx *g, char *why, size_t len)
 			g->link.numa_node = -1;
 	}
 	if (!inventory_done) {
-		json_t *parts = gather_json(mpi->world, 0, local_inventory(mpi, g));
+		json_t *parts = run_gather_json(mpi->world, local_inventory(mpi, g));
 
 		if (mpi->rank == 0)
 			write_inventory(run, parts);

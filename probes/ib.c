@@ -251,64 +251,6 @@ struct ibctx {
 	int abort_tag;
 };
 
-/* ------------------------------------------------------------------ gathering */
-
-/* Rank 0 cannot hold what the ranks send: the run cannot go on. */
-static void oom_abort(void)
-{
-	log_error("ib: out of memory gathering results on rank 0");
-	MPI_Abort(MPI_COMM_WORLD, CC_EXIT_RUNTIME);
-}
-
-/*
- * Gathers a JSON value from every rank (NULL: nothing; the reference is
- * taken) to rank 0, which gets an array of the values in rank order.
- * Collective over the world.
- */
-static json_t *gather_json(struct mpictx *mpi, json_t *mine)
-{
-	char *text = mine ? json_dumps(mine, JSON_COMPACT) : NULL;
-	int len = text ? (int)strlen(text) : 0, *lens = NULL, *displ = NULL, total = 0;
-	char *all = NULL;
-	json_t *out = NULL;
-
-	if (mpi->rank == 0) {
-		lens = calloc((size_t)mpi->size, sizeof(int));
-		displ = calloc((size_t)mpi->size, sizeof(int));
-		if (!lens || !displ)
-			oom_abort();
-	}
-	MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, mpi->world);
-	if (mpi->rank == 0) {
-		for (int r = 0; r < mpi->size; r++) {
-			displ[r] = total;
-			total += lens[r];
-		}
-		all = malloc((size_t)total + 1);
-		if (!all)
-			oom_abort();
-	}
-	MPI_Gatherv(text, len, MPI_CHAR, all, lens, displ, MPI_CHAR, 0, mpi->world);
-	if (mpi->rank == 0) {
-		out = json_array();
-		for (int r = 0; r < mpi->size && all; r++) {
-			json_t *v;
-
-			if (!lens[r])
-				continue;
-			v = json_loadb(all + displ[r], (size_t)lens[r], 0, NULL);
-			if (v)
-				json_array_append_new(out, v);
-		}
-	}
-	json_decref(mine);
-	free(text);
-	free(all);
-	free(lens);
-	free(displ);
-	return out;
-}
-
 /* ------------------------------------------------------------------ discovery */
 
 static const char *port_state_name(const struct ib_port_sysfs *s, const struct ib_port_query *q)
@@ -1474,14 +1416,15 @@ static int ib_run(struct cc_run *run)
 	if (mpi->local_rank == 0 && !c.pc)
 		snprintf(c.hr.why, sizeof(c.hr.why), "out of memory");
 	MPI_Bcast(&c.hr, sizeof(c.hr), MPI_BYTE, 0, mpi->local);
-	invs = gather_json(mpi, inv);
+	invs = run_gather_json(mpi->world, inv);
 	watchdog_disarm();
 	if (mpi->rank == 0) {
 		size_t i;
 		json_t *v;
 
 		json_array_foreach(invs, i, v)
-			run_record(run, "inventory", json_incref(v));
+			if (!json_is_null(v))
+				run_record(run, "inventory", json_incref(v));
 	}
 	p = plan(&c, invs);
 	MPI_Allreduce(MPI_IN_PLACE, &p, 1, MPI_INT, MPI_MIN, mpi->world);
@@ -1505,7 +1448,7 @@ static int ib_run(struct cc_run *run)
 			 "nodes", c.lay.rails_max, schedule_rounds(c.nv), c.turns, p_size, p_depth,
 			 p_mem);
 	arm(&c, "ib rail setup", NULL, 0);
-	all = gather_json(mpi, open_rails(&c));
+	all = run_gather_json(mpi->world, open_rails(&c));
 	watchdog_disarm();
 	if (mpi->rank == 0)
 		write_gdr(&c, all);
@@ -1516,7 +1459,7 @@ static int ib_run(struct cc_run *run)
 				run_turn(&c, round, t, slot);
 counters:
 	arm(&c, "ib counters", NULL, 0);
-	all = gather_json(mpi, mpi->local_rank == 0 && c.pc ? counter_records(&c) : NULL);
+	all = run_gather_json(mpi->world, mpi->local_rank == 0 && c.pc ? counter_records(&c) : NULL);
 	watchdog_disarm();
 	if (mpi->rank == 0)
 		write_all(&c, all, "measurement");
