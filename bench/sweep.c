@@ -409,6 +409,21 @@ out:
 	return rc;
 }
 
+int sweep_backend_start(const struct backend *be, const struct mpictx *mpi, char *why,
+			size_t len)
+{
+	int rc = be->init(mpi, why, len), worst;
+
+	MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, mpi->world);
+	if (worst == 0)
+		return 0;
+	if (rc == 0)
+		be->fini();  /* it started here but not everywhere */
+	if (!why[0])
+		snprintf(why, len, "backend '%s' failed on another rank", be->name);
+	return worst;
+}
+
 int sweep_run(struct cc_run *run, const struct coll *coll, const struct backend *be)
 {
 	const struct cc_options *o = run->opt;
