@@ -178,12 +178,9 @@ static int run_collective(struct cc_run *run, const struct coll *coll,
 		return CC_EXIT_OK;
 	}
 	if (*be_state == 0) {
-		int rc = be->init(run->mpi, why, sizeof(why)), worst;
+		int worst = sweep_backend_start(be, run->mpi, why, sizeof(why));
 
-		MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, run->mpi->world);
 		*be_state = worst == 0 ? 1 : worst == 1 ? 2 : 3;
-		if (*be_state != 1 && !why[0])
-			snprintf(why, sizeof(why), "backend '%s' failed on another rank", be->name);
 		if (*be_state == 2 || *be_state == 3) {
 			char msg[300];
 

@@ -152,20 +152,15 @@ static int start_backend(struct cc_run *sr, const struct coll *const *list, int 
 			 const struct backend *be)
 {
 	char why[256] = "", msg[400], what[128];
-	int rc, worst;
+	int worst;
 
 	snprintf(what, sizeof(what), "backend %s start on %d node(s)", be->name, sr->mpi->nnodes);
 	watchdog_arm(what, json_pack("{s:s, s:s, s:i}", "kind", "setup", "backend", be->name,
 				     "nodes", sr->mpi->nnodes));
-	rc = be->init(sr->mpi, why, sizeof(why));
-	MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, sr->mpi->world);
+	worst = sweep_backend_start(be, sr->mpi, why, sizeof(why));
 	watchdog_disarm();
 	if (worst == 0)
 		return 0;
-	if (rc == 0)
-		be->fini();  /* it started here but not everywhere */
-	if (!why[0])
-		snprintf(why, sizeof(why), "backend '%s' failed on another rank", be->name);
 	snprintf(msg, sizeof(msg), "%s%s (--scale, %d node(s))", worst == 1 ? "skipped: " : "",
 		 why, sr->mpi->nnodes);
 	skip_all(sr, list, n, worst != 1, msg);

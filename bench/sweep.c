@@ -262,21 +262,6 @@ static void max_counts(const struct cc_options *o, const struct coll *coll,
 	(void)o;
 }
 
-/* Sizes of the sweep that hold a whole element per rank, i.e. the points it runs. */
-static size_t nsizes_run(const struct coll *coll, const size_t *sizes, size_t nsizes,
-			 size_t elt, int n)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < nsizes; i++) {
-		struct coll_counts c;
-
-		coll->counts(sizes[i], elt, n, &c);
-		k += c.param != 0;
-	}
-	return k;
-}
-
 /*
  * Rank 0: the Hockney fit of one series (bench/fit.h) as a measurement of
  * kind "fit"; alpha and beta are null when the fit is refused.
@@ -339,7 +324,7 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 	double best_bus = 0.0;
 	size_t best_size = 0;
 	double fx[SWEEP_MAX_SIZES], ft[SWEEP_MAX_SIZES];  /* rank 0: bytes, median s */
-	size_t nfit = 0;
+	size_t nfit = 0, i = 0;
 
 	max_counts(o, coll, sizes, nsizes, elt, mpi->size, &send_bytes, &recv_bytes);
 	ok = bufs_alloc(be, &b, send_bytes, recv_bytes) == 0;
@@ -355,7 +340,7 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 		rc = CC_EXIT_RUNTIME;
 		goto out;
 	}
-	for (size_t i = 0; i < nsizes; i++) {
+	for (i = 0; i < nsizes; i++) {
 		struct coll_args a = { .id = coll->id, .send = b.send, .recv = b.recv,
 				       .dtype = t, .op = op, .root = o->root };
 		char what[160];
@@ -412,7 +397,7 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 		       size_format(best_size, sz, sizeof(sz)));
 	}
 	/* the Hockney fit of a whole series (none when it broke off): under --scale */
-	if (mpi->rank == 0 && o->scale && nfit == nsizes_run(coll, sizes, nsizes, elt, mpi->size))
+	if (mpi->rank == 0 && o->scale && i == nsizes)
 		report_fit(run, coll, be, t, op, fx, ft, nfit);
 	if (mpi->rank == 0 && !o->quiet && best_size) {
 		printf("#\n");
@@ -422,6 +407,21 @@ out:
 	free(p.times);
 	bufs_free(be, &b);
 	return rc;
+}
+
+int sweep_backend_start(const struct backend *be, const struct mpictx *mpi, char *why,
+			size_t len)
+{
+	int rc = be->init(mpi, why, len), worst;
+
+	MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, mpi->world);
+	if (worst == 0)
+		return 0;
+	if (rc == 0)
+		be->fini();  /* it started here but not everywhere */
+	if (!why[0])
+		snprintf(why, len, "backend '%s' failed on another rank", be->name);
+	return worst;
 }
 
 int sweep_run(struct cc_run *run, const struct coll *coll, const struct backend *be)

@@ -21,6 +21,14 @@ int sweep_parse_lists(const struct cc_options *o, enum cc_dtype *types, int *nty
 		      enum cc_redop *ops, int *nops, char *err, size_t len);
 
 /*
+ * Starts be on every rank of mpi (collective). Returns the worst result over
+ * the ranks: 0, 1 (cannot run here: a skip) or -1 (error); when not 0, be is
+ * stopped again where it started and why (len bytes, "" on entry) says why.
+ */
+int sweep_backend_start(const struct backend *be, const struct mpictx *mpi, char *why,
+			size_t len);
+
+/*
  * Runs the whole sweep of one collective on an initialised backend, on every
  * rank: for each type, operator and size, warm-up, timed repetitions and a
  * data check; rank 0 writes one measurement record per size and a table

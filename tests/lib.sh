@@ -28,6 +28,19 @@ t_done() {
 
 t_is_root() { [ "$(id -u)" -eq 0 ]; }
 
+# t_emu_suite DESC: the rest of the suite runs on the emulated cluster ($EMU,
+# scripts/emucluster): without root, skips DESC and ends the suite; as root,
+# takes the cluster down on every exit, an interrupt included.
+t_emu_suite() {
+	if ! t_is_root; then
+		t_skip "$1"
+		t_done
+		exit
+	fi
+	trap '"$EMU" down >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
+	trap 'exit 130' INT TERM
+}
+
 # Open MPI refuses root unless told; tests run as root in CI.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Keep loopback runs off UCX/verbs so they work on any machine.

@@ -7,17 +7,12 @@ source "$(dirname "$0")/../lib.sh"
 EMU=$T_ROOT/scripts/emucluster
 NS_RE='^(node[0-9]+|ccdemu-sw)$'
 
-if ! t_is_root; then
-	t_skip "emucluster needs root (network namespaces); run the suite as root"
-	t_done
-	exit
-fi
+t_emu_suite "emucluster needs root (network namespaces); run the suite as root"
 if [ ! -x "$EMU" ]; then
 	t_fail "emucluster: $EMU missing or not executable"
 	t_done
 	exit
 fi
-trap '"$EMU" down >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
 
 # interface names of the root network namespace, to prove nothing leaks into it
 root_net() {

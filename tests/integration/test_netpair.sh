@@ -9,18 +9,12 @@ source "$(dirname "$0")/../lib.sh"
 EMU=$T_ROOT/scripts/emucluster
 PROBE=$T_ROOT/build/ccprobe
 
-if ! t_is_root; then
-	t_skip "netpair on an emulated cluster (needs root for network namespaces)"
-	t_done
-	exit
-fi
+t_emu_suite "netpair on an emulated cluster (needs root for network namespaces)"
 if [ ! -x "$PROBE" ] || [ ! -x "$EMU" ] || ! command -v jq >/dev/null; then
 	t_fail "needs build/ccprobe, scripts/emucluster and jq"
 	t_done
 	exit
 fi
-trap '"$EMU" down >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
-trap 'exit 130' INT TERM
 
 # up N [--degrade HOST=RATE]: a fresh cluster at 1gbit
 up() {

@@ -10,13 +10,7 @@ EMU=$T_ROOT/scripts/emucluster
 P=$T_ROOT/build/ccprobe
 R=$T_ROOT/build/ccreport
 
-if ! t_is_root; then
-	t_skip "--scale report on an emulated cluster (needs root for network namespaces)"
-	t_done
-	exit
-fi
-trap '"$EMU" down >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
-trap 'exit 130' INT TERM
+t_emu_suite "--scale report on an emulated cluster (needs root for network namespaces)"
 
 if ! "$EMU" up 4 --rate 1gbit >"$T_TMP/up.log" 2>&1; then
 	t_fail "emucluster up 4: $(tail -3 "$T_TMP/up.log")"

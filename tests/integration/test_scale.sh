@@ -58,13 +58,7 @@ t_check "without --scale: no scale field and no fit record" jq -e -s '
 	all(.kind == "collective" and has("scale") == false)' "$out"
 
 # ---------------------------------------------------------------- emulated
-if ! t_is_root; then
-	t_skip "--scale on an emulated cluster (needs root for network namespaces)"
-	t_done
-	exit
-fi
-trap '"$EMU" down >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
-trap 'exit 130' INT TERM
+t_emu_suite "--scale on an emulated cluster (needs root for network namespaces)"
 
 if "$EMU" up 4 --rate 1gbit >"$T_TMP/up.log" 2>&1; then
 	out=$T_TMP/emu4.jsonl
