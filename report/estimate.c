@@ -149,18 +149,20 @@ int est_scaling(const struct scale_point *p, size_t n, int base_nodes, struct sc
 {
 	int base = -1;
 
+	/* the fewest nodes of at least 2 that moved data; a 0 below it is a failed step */
 	for (size_t i = 0; i < n && base < 0; i++)
-		if (base_nodes ? p[i].nodes == base_nodes : p[i].nodes >= 2)
+		if (base_nodes ? p[i].nodes == base_nodes : p[i].nodes >= 2 && positive(p[i].busbw_GBps))
 			base = (int)i;
 	if (base >= 0 && !positive(p[base].busbw_GBps))
 		base = -1;
 	for (size_t i = 0; i < n; i++) {
 		int above = base >= 0 && (int)i >= base;
+		int failed = base >= 0 && (int)i < base && p[i].nodes >= 2;
 
 		out[i].nodes = p[i].nodes;
 		out[i].busbw_GBps = p[i].busbw_GBps;
-		out[i].ideal_GBps = above ? p[base].busbw_GBps : NAN;
-		out[i].eff_base = above ? p[i].busbw_GBps / p[base].busbw_GBps : NAN;
+		out[i].ideal_GBps = above || failed ? p[base].busbw_GBps : NAN;
+		out[i].eff_base = above ? p[i].busbw_GBps / p[base].busbw_GBps : failed ? 0 : NAN;
 		out[i].eff_step = above && (int)i > base && positive(p[i - 1].busbw_GBps) ?
 				  p[i].busbw_GBps / p[i - 1].busbw_GBps : NAN;
 	}

@@ -83,9 +83,11 @@ struct scale_eff {
  * Efficiency of each node count against ideal scaling. busbw is normalised
  * per link, so ideal scaling keeps it flat: the ideal line is the base's
  * busbw, the base being base_nodes, or (0) the smallest node count of at
- * least 2 (one node measures no network). p must be sorted by nodes.
- * Fills out[0..n). Returns the base's index, or -1 when there is no usable
- * base (no point at that node count, or its busbw is not above 0).
+ * least 2 with a busbw above 0 (one node measures no network). Node counts
+ * of at least 2 below that base measured 0: a failed step, efficiency 0.
+ * p must be sorted by nodes. Fills out[0..n). Returns the base's index, or
+ * -1 when there is no usable base (no point at base_nodes or its busbw is
+ * not above 0; no node count of at least 2 above 0).
  */
 int est_scaling(const struct scale_point *p, size_t n, int base_nodes, struct scale_eff *out);
 

@@ -281,27 +281,43 @@ static void judge_scaling(struct crit_state *cs, const struct group *g, int ng)
 		const json_t *s = g[i].any;
 		struct scale_eff eff[64];
 		char el[160], tail[100] = "";
-		int base;
+		int base, failed;
 
 		if (strcmp(s_of(s, "name") ?: "", c->collective) || !field_ok(c->backend, s, "backend") ||
 		    !field_ok(c->dtype, s, "dtype") || !field_ok(c->op, s, "op"))
 			continue;
 		matched++;
 		base = est_scaling(g[i].p, g[i].n, c->base_nodes, eff);
+		open_fields(c, s, tail, sizeof(tail));
 		if (base < 0) {
-			if (c->base_nodes)
+			int k;
+
+			for (k = 0; k < g[i].n && g[i].p[k].nodes != c->base_nodes; k++)
+				;
+			/* the base step ran and moved nothing: a failure of that step, not a missing base */
+			if (c->base_nodes && k < g[i].n) {
+				snprintf(el, sizeof(el), "%d nodes (the base) measured busbw %g GB/s%s",
+					 c->base_nodes, g[i].p[k].busbw_GBps, tail);
+				eval_add_value(cs, el, 0);
+			} else if (c->base_nodes)
 				why_none(cs, "no busbw at the base of %d nodes (--scale measured %d to %d nodes)",
 					 c->base_nodes, g[i].p[0].nodes, g[i].p[g[i].n - 1].nodes);
 			else
 				why_none(cs, "no node count of at least 2 with a busbw above 0 to compare with");
 			continue;
 		}
-		if (base == g[i].n - 1) {
+		failed = 0;
+		for (int k = 0; k < base; k++)
+			if (g[i].p[k].nodes >= 2) {
+				snprintf(el, sizeof(el), "%d nodes vs %d%s", eff[k].nodes, g[i].p[base].nodes, tail);
+				eval_add_value(cs, el, 100 * eff[k].eff_base);
+				failed++;
+			}
+		if (base == g[i].n - 1 && !failed) {
 			why_none(cs, "only the base (%d nodes) measured at or above it: nothing to compare",
 				 g[i].p[base].nodes);
 			continue;
 		}
-		open_fields(c, s, tail, sizeof(tail));
 		for (int k = base + 1; k < g[i].n; k++) {
 			snprintf(el, sizeof(el), "%d nodes vs %d%s", eff[k].nodes, g[i].p[base].nodes, tail);
 			eval_add_value(cs, el, 100 * eff[k].eff_base);
@@ -345,8 +361,11 @@ static const json_t *estimate_series(const struct eval *e, const char **key_out)
 		int is_sum = s_of(s, "op") && !strcmp(s_of(s, "op"), "sum");
 		double n = n_of(s, "nodes"), bn = best ? n_of(best, "nodes") : -1;
 
+		json_int_t ranks = json_integer_value(json_object_get(e->ranks_of, key));
+
+		/* one rank moves nothing (busbw 0 by definition); any other series counts, zeros too */
 		if (strcmp(s_of(s, "name") ?: "", "all_reduce") || !field_ok(w->s[WL_BACKEND], s, "backend") ||
-		    !field_ok(w->s[WL_DTYPE], s, "dtype") || !(plateau(s) > 0))
+		    !field_ok(w->s[WL_DTYPE], s, "dtype") || ranks == 1 || (!ranks && !(plateau(s) > 0)))
 			continue;
 		/* gradients are summed: a sum series first; then the most nodes; then by key */
 		if (best && (is_sum < sum || (is_sum == sum && (n < bn || (n == bn && strcmp(key, bkey) > 0)))))
@@ -487,6 +506,14 @@ static json_t *make_estimate(const struct eval *e)
 	if (bucket_busbw(s, fit, in.bucket_bytes, &m, why, sizeof(why)))
 		return not_made(w, why);
 	ranks = json_integer_value(json_object_get(e->ranks_of, key));
+	/* a failed measurement of the job's scale is no reason to take a smaller one */
+	if (!(m.busbw > 0) || !(plateau(s) > 0)) {
+		snprintf(why, sizeof(why), "the all_reduce on %.0f node(s), %.0f rank(s) measured busbw %g GB/s "
+			 "at the bucket of %.0f B and %g GB/s at its plateau: a failed measurement, and the "
+			 "estimate does not fall back to a series of fewer nodes", n_of(s, "nodes"), ranks,
+			 m.busbw, in.bucket_bytes, plateau(s));
+		return not_made(w, why);
+	}
 	in.params = workload_value(w, WL_PARAMS);
 	in.bytes_per_grad = workload_value(w, WL_BYTES_PER_GRAD);
 	in.dp_size = (int)(w->from[WL_DP_SIZE] ? w->v[WL_DP_SIZE] : w->from[WL_GPUS] ? w->v[WL_GPUS] :

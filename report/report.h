@@ -226,6 +226,8 @@ struct elem {
 	struct pt *pt;
 	long records;
 	long norate;             /* records without rate_GBps under a relative bound */
+	long nometric;           /* records without a usable value of the metric */
+	double imp_value, imp_limit; /* the most implausible value seen, and its limit; 0 = none */
 };
 
 struct crit_state {
@@ -245,9 +247,14 @@ struct crit_state {
 	int worst;               /* element with the worst value, or -1 */
 	struct pt worst_pt;
 	json_t *failures, *values;
+	json_t *incomplete;      /* names of the elements measured without the metric or the rate */
+	json_t *implausible;     /* [{element, host, value, limit, unit, why}]: measurement faults */
+	json_t *plateau;         /* [{element, host, shape, points}]: plateaus that never flattened or collapsed */
 	long values_total;       /* elements judged; values holds at most VALUES_MAX of them */
 };
 #define VALUES_MAX 10000         /* per criterion in summary.json: the worst first beyond it */
+#define RATE_MARGIN 0.10         /* a bandwidth above its rate by more than this is implausible */
+#define SCALING_EFF_MAX 1.5      /* a scaling efficiency above this is implausible */
 
 struct eval {
 	const struct profile *p;
@@ -309,6 +316,8 @@ int eval_read_mem(struct eval *e, const char *buf, size_t size, const char *name
 		  size_t len);
 /* the value judged for an element (docs/profiles.md, aggregation) */
 void elem_value(const struct criterion *c, const struct elem *el, struct pt *out);
+/* [[bytes, value], ...]: the sizes that made the element's plateau, smallest first */
+json_t *elem_plateau_json(const struct criterion *c, const struct elem *el);
 
 /* ---- consistency (consistency.c) ---- */
 /* notes that host has value for key (once per key, value and host: seen remembers) */
