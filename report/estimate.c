@@ -157,7 +157,7 @@ int est_scaling(const struct scale_point *p, size_t n, int base_nodes, struct sc
 		base = -1;
 	for (size_t i = 0; i < n; i++) {
 		int above = base >= 0 && (int)i >= base;
-		int failed = base >= 0 && (int)i < base && p[i].nodes >= 2;
+		int failed = base >= 0 && (int)i < base && p[i].nodes >= 2 && !positive(p[i].busbw_GBps);
 
 		out[i].nodes = p[i].nodes;
 		out[i].busbw_GBps = p[i].busbw_GBps;

@@ -308,7 +308,7 @@ static void judge_scaling(struct crit_state *cs, const struct group *g, int ng)
 		}
 		failed = 0;
 		for (int k = 0; k < base; k++)
-			if (g[i].p[k].nodes >= 2) {
+			if (g[i].p[k].nodes >= 2 && isfinite(eff[k].eff_base)) {
 				snprintf(el, sizeof(el), "%d nodes vs %d%s", eff[k].nodes, g[i].p[base].nodes, tail);
 				eval_add_value(cs, el, 100 * eff[k].eff_base);
 				failed++;

@@ -261,6 +261,16 @@ static void test_scaling(void **state)
 	j = est_scaling_json(e, 4);
 	assert_near(json_number_value(json_object_get(json_array_get(j, 3), "eff_step")), 0.75);
 	json_decref(j);
+	/* issue 15, 6: a 2-node step at 0 is a failed step below the base (4 nodes), not a missing base */
+	{
+		const struct scale_point z[] = { { 1, 0 }, { 2, 0 }, { 4, 0.1 }, { 8, 0.09 } };
+
+		assert_int_equal(est_scaling(z, 4, 0, e), 2);
+		assert_near(e[1].eff_base, 0);
+		assert_near(e[1].ideal_GBps, 0.1);
+		assert_true(isnan(e[0].eff_base));
+		assert_near(e[3].eff_base, 0.9);
+	}
 }
 
 int main(void)
