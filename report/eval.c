@@ -384,6 +384,24 @@ static int note_series(struct eval *e, const struct rv *r)
 				     json_pack("[I, f, f]", (json_int_t)bytes, bw, 100 * fabs(cv)));
 }
 
+/* the worst pair bandwidth at the largest size, for the estimate's pipeline sends (model.c) */
+static void note_pair(struct eval *e, const struct rv *r, const struct sel *k)
+{
+	int i = streq(k->name, "ib") && streq(k->test, "write_bw") ? 0 :
+		streq(k->name, "netpair") && streq(k->test, "bw_uni") ? 1 : -1;
+	double bytes = 0, gb, pass = 1;
+
+	rv_num(r, NULL, "bytes", &bytes);
+	rv_num(r, NULL, "pass", &pass);
+	if (i < 0 || rv_num(r, NULL, "bw_Gbps", &gb) || !(gb > 0) || !isfinite(gb) || pass != 1 ||
+	    streq(rv_str(r, "transport"), "fake") || bytes < e->pair[i].bytes)
+		return;
+	if (bytes > e->pair[i].bytes)
+		e->pair[i] = (struct pair_bw){ bytes, gb, 0 };
+	e->pair[i].Gbps = fmin(e->pair[i].Gbps, gb);
+	e->pair[i].n++;
+}
+
 static int note_netpair(struct eval *e, const struct rv *r)
 {
 	const char *src = rv_str(r, "src"), *dst = rv_str(r, "dst");
@@ -557,6 +575,8 @@ int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 		rc = model_note_fit(e, r);
 	else if (streq(k.kind, "probe") && streq(k.name, "netpair"))
 		rc = note_netpair(e, r);
+	if (streq(k.kind, "probe"))
+		note_pair(e, r, &k);
 	for (int i = 0; !rc && i < e->ncs; i++)
 		if (!e->cs[i].c->derived && selects(e->cs[i].c, &k, 1))
 			rc = measure(&e->cs[i], r);
@@ -1208,6 +1228,14 @@ static void judge(struct eval *e, struct crit_state *s)
 		set_reason(s, "%d of %d %s%s within the bound", njudged, njudged,
 			   what, njudged > 1 ? "s" : "");
 	}
+	/* a value the model extrapolated far is a hint, not evidence (model.c) */
+	if (s->caveat && njudged && (s->verdict == V_PASS || s->verdict == V_FAIL)) {
+		t = s->reason;
+		s->reason = NULL;
+		set_reason(s, "%s; a warn, not a pass or fail: %s", t ?: "", s->caveat);
+		free(t);
+		s->verdict = V_WARN;
+	}
 out:
 	free(missing);
 	free(partial);
@@ -1236,6 +1264,7 @@ void eval_free(struct eval *e)
 		free(s->skip_reason);
 		free(s->error_msg);
 		free(s->why_none);
+		free(s->caveat);
 		free(s->reason);
 		json_decref(s->failures);
 		json_decref(s->values);

@@ -90,7 +90,10 @@ enum { DERIVED_NONE, DERIVED_SCALING, DERIVED_COMM };
 enum wl_key {
 	WL_PARAMS, WL_BYTES_PER_GRAD, WL_DP_SIZE, WL_GPUS, WL_STAGE, WL_TOKENS_PER_STEP,
 	WL_TOTAL_TOKENS, WL_PEAK_TFLOPS, WL_MFU, WL_PRICE, WL_BUCKET, WL_OVERLAP,
-	WL_BACKEND, WL_DTYPE, WL_N
+	WL_BACKEND, WL_DTYPE,
+	/* the parallel layout (issue 15) */
+	WL_TP, WL_PP, WL_GPUS_PER_NODE, WL_GA_STEPS, WL_BYTES_PER_PARAM, WL_LAYERS, WL_ACT_BYTES,
+	WL_N
 };
 struct workload {
 	double v[WL_N];          /* numbers (stage: enum est_stage) */
@@ -241,6 +244,7 @@ struct crit_state {
 	long other_size;         /* records of other sizes than the criterion's */
 	char *skip_reason, *error_msg;
 	char *why_none;          /* derived criteria: why the model gave no value */
+	char *caveat;            /* derived criteria: why the value is a warn, never a pass or fail */
 	/* results of eval_finish */
 	int verdict;
 	char *reason;
@@ -283,6 +287,12 @@ struct eval {
 	json_t *ranks_of;        /* series key -> ranks */
 	json_t *scaling;         /* charts.scaling, filled by eval_finish */
 	json_t *estimate;        /* summary.estimate: null, or the model (or why there is none) */
+	/* node-to-node bandwidth for pipeline sends: [0] ib write_bw, [1] netpair bw_uni (pass 1) */
+	struct pair_bw {
+		double bytes;    /* the largest size seen */
+		double Gbps;     /* the worst element at it, Gb/s */
+		long n;          /* records at it */
+	} pair[2];
 };
 
 /* ---- scaling and the training estimate (model.c) ---- */

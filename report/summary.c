@@ -246,13 +246,13 @@ static void odd_problems(const struct crit_state *s, json_t *pr)
 		pts[0] = '\0';
 		json_array_foreach(json_object_get(v, "points"), k, pt)
 			if (at < sizeof(pts))
-				at += snprintf(pts + at, sizeof(pts) - at, "%s%.4g at %lld B", k ? ", " : "",
-					       json_number_value(json_array_get(pt, 1)),
+				at += snprintf(pts + at, sizeof(pts) - at, "%s%.4g %s at %lld B", k ? ", " : "",
+					       json_number_value(json_array_get(pt, 1)), c->unit,
 					       (long long)json_integer_value(json_array_get(pt, 0)));
-		problem(pr, "PLATEAU %s: %s %s at the largest size (%s %s): %s", c->id,
+		problem(pr, "PLATEAU %s: %s %s at the largest size (%s): %s", c->id,
 			json_string_value(json_object_get(v, "element")),
 			!strcmp(json_string_value(json_object_get(v, "shape")), "rising") ?
-			"still rising" : "collapses", pts, c->unit,
+			"still rising" : "collapses", pts,
 			!strcmp(json_string_value(json_object_get(v, "shape")), "rising") ?
 			"the curve never flattened, the value judged is a slope" :
 			"the median of the plateau sizes hides it");
