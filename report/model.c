@@ -417,7 +417,7 @@ static int bucket_busbw(const json_t *s, const json_t *fit, double bucket, struc
 	if (i < n && v[i].bytes == bucket) {
 		m->busbw = v[i].bw;
 		m->lo = m->hi = bucket;
-		m->method = "measured at the bucket size";
+		m->method = "measured at that size";
 	} else if (i > 0 && i < n) {
 		double x0 = v[i - 1].bytes, x1 = v[i].bytes, y0 = v[i - 1].bw, y1 = v[i].bw;
 
@@ -426,10 +426,10 @@ static int bucket_busbw(const json_t *s, const json_t *fit, double bucket, struc
 		if (y0 > 0 && y1 > 0) {
 			m->busbw = exp(log(y0) + (log(y1) - log(y0)) * (log(bucket) - log(x0)) /
 				       (log(x1) - log(x0)));
-			m->method = "interpolated log-log between the two swept sizes around the bucket";
+			m->method = "interpolated log-log between the two swept sizes around it";
 		} else {
 			m->busbw = y0 + (y1 - y0) * (bucket - x0) / (x1 - x0);
-			m->method = "interpolated linearly between the two swept sizes around the bucket";
+			m->method = "interpolated linearly between the two swept sizes around it";
 		}
 	} else if (fit && isfinite(fit_busbw(fit, bucket))) {
 		m->busbw = fit_busbw(fit, bucket);

@@ -181,6 +181,31 @@ t_check "a workload without the measurement it needs: the estimate says why, its
 	jq -e '.estimate.made == false and (.estimate.reason | test("backend nccl")) and .estimate.outputs == null and
 		.criteria[0].verdict == "incomplete" and (.criteria[0].reason | test("^no estimate: "))' "$s/estimate-not-made.json"
 t_check "no workload: the estimate is null" jq -e '.estimate == null' "$s/scale-fail.json"
+# issue 15, 8 and 11: scale-pass's 4-rank fit at dp 512. Per pass and bucket half an all_reduce's alpha,
+# scaled to 512 ranks (x 511/3); the bandwidth term in the busbw form: 511/512 x S / beta_busbw
+fit4=$(jq -c 'select(.kind == "fit" and .nodes == 4)' "$CASES/scale-pass/results.jsonl")
+t_check "estimate at dp 512 from a 4-rank fit: sync_fit = 2 x (11 x alpha x 511/3 / 2 + 511/512 x 4e6 / beta_busbw), latency_s = 11 x alpha x (511/3 - 1)" \
+	jq -e --argjson f "$fit4" 'def near($a; $b): ($a - $b | fabs) < 1e-5 * $b;
+		.estimate.outputs as $o | ($f.alpha_us * 1e-6) as $a |
+		near($o.sync_fit_s; 2 * (11 * $a * 511 / 3 / 2 + 511 / 512 * 4e6 / ($f.beta_busbw_GBps * 1e9))) and
+		near($o.latency_s; 11 * $a * (511 / 3 - 1)) and .estimate.inputs.fit_ranks == 4' "$s/estimate-dp512.json"
+t_check "a ring over 128x the nodes measured: the comm criterion is a warn, not a pass or fail, and says why" \
+	jq -e '.criteria[0].verdict == "warn" and (.criteria[0].reason | test("a warn, not a pass or fail: far from")) and
+		(.estimate.extrapolated | test("4x the nodes"))' "$s/estimate-dp512.json"
+t_check "issue 15, 7: the 4-node series measured 0: no estimate, no fall back to the 2-node series" \
+	jq -e '.estimate.made == false and (.estimate.reason | test("on 4 node\\(s\\), 4 rank\\(s\\) measured busbw 0")) and
+		.criteria[0].verdict == "incomplete" and .exit_code == 4' "$s/estimate-zeroed.json"
+# issue 15, 10: docs/estimate.md Case D, by hand: S = 2 x 70e9 / 32 = 4.375e9 B per GPU, 8 rings per node
+t_check "70B, 64 nodes x 8, tp 8, pp 4: dp sync = 2 x 15/16 x 8 x 4.375e9 / 360e9, tp = 64 x 20 x 4 x 2 x 7/8 x 64 MiB / 300e9, pp = 2 x 66 x 64 MiB / (8 x 49e9)" \
+	jq -e 'def near($a; $b): ($a - $b | fabs) < 1e-5 * $b;
+		.estimate.outputs as $o | near($o.sync_s; 2 * 15 / 16 * 8 * 4.375e9 / 360e9) and
+		near($o.tp_s; 64 * 20 * 4 * 2 * 7 / 8 * 67108864 / 300e9) and
+		near($o.pp_s; 2 * 66 * 67108864 / 392e9) and $o.groups_per_node == 8 and $o.dp_nodes == 16 and
+		near($o.compute_s; 6 * 70e9 * 4194304 / (512 * 989e12 * 0.4)) and
+		near($o.comm_fraction; ($o.sync_s + $o.tp_s + $o.pp_s) / $o.step_s) and
+		(.estimate.terms.tp.source | test("^measured: all_reduce nccl bfloat16 on 1 node, 8 ranks")) and
+		(.estimate.terms.pp.source | test("^measured: ib write_bw, the worst of 8 pair")) and
+		.estimate.inputs.gpus == 512' "$s/estimate-layout.json"
 
 # the terminal summary: verdict first, nothing from the results can break a line
 out=$(cd "$CASES/hostile-names" && "$CCREPORT" -p test-emu-1g --no-render -o "$T_TMP/h2" results.jsonl)
