@@ -1000,7 +1000,7 @@ static void add_values(struct crit_state *s, const struct pt *vals, const int *j
 	free(idx);
 }
 
-/* "NAME, NAME, NAME (and N more)" of the elements i where pick(el) holds; malloc'd */
+/* "NAME, NAME, NAME (and N more)" of the elements whose count(el) is not 0, their number in *n; malloc'd */
 #define NAMES_LISTED 3
 static char *elem_names(const struct crit_state *s, long (*count)(const struct elem *), int *n)
 {
