@@ -13,6 +13,25 @@ USE_NCCL ?= auto
 USE_VERBS ?= auto
 B         = build
 
+# --- a fresh machine: the packages the build needs (scripts/deps.sh), checked
+# once per make (not in sub-makes, not for clean/deps). As root they are
+# installed; otherwise make stops with one line naming them.
+ifeq ($(MAKELEVEL),0)
+ifneq ($(filter-out clean deps,$(or $(MAKECMDGOALS),all)),)
+BUILD_MISSING := $(strip $(shell scripts/deps.sh --missing-build))
+ifneq ($(BUILD_MISSING),)
+ifeq ($(shell id -u),0)
+$(info make: installing the packages the build needs: $(BUILD_MISSING) (scripts/deps.sh))
+ifneq ($(shell scripts/deps.sh >&2 && echo ok),ok)
+$(error scripts/deps.sh could not install $(BUILD_MISSING))
+endif
+else
+$(error missing packages: $(BUILD_MISSING); run scripts/deps.sh as root (apt-get install -y $(BUILD_MISSING)))
+endif
+endif
+endif
+endif
+
 # --- optional features: auto compiles them in when found; yes insists ---
 have_cuda  := $(if $(wildcard $(CUDA_HOME)/include/cuda_runtime.h),yes,no)
 have_nccl  := $(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h),yes,no)
