@@ -89,7 +89,7 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/%)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all check demo install clean deps features bench fuzz asan bench-report
+.PHONY: all check check-loaded demo install clean deps features bench bench-net fuzz asan bench-report
 all: features $(B)/ccprobe $(B)/ccreport
 
 features:
@@ -189,12 +189,21 @@ check: deps
 	@$(MAKE) --no-print-directory all $(TEST_BIN) $(FUZZ_BIN) $(B)/tests/gen_results
 	@tests/run.sh
 
+# the netpair and report suites beside a busy loop per core (tests/run.sh, CCDIAG_TEST_HOG)
+check-loaded: deps
+	@$(MAKE) --no-print-directory all $(TEST_BIN) $(FUZZ_BIN) $(B)/tests/gen_results
+	@CCDIAG_TEST_HOG=1 TESTS="netpair report" tests/run.sh
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
 
 bench: all
 	@scripts/bench_allreduce.sh
+
+# the emulated links as a fraction of their shaped rate (root): what the tests no longer assert
+bench-net: all
+	@scripts/bench_links.sh
 
 bench-report: $(B)/ccreport $(B)/tests/gen_results
 	@scripts/bench_report.sh
