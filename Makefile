@@ -55,7 +55,7 @@ LDLIBS   += -libverbs -lrdmacm
 endif
 FEATURES := features: mpi=yes cuda=$(have_cuda) nccl=$(have_nccl) verbs=$(have_verbs) gnuplot=$(have_gnuplot)
 
-LIB_SRC  := $(wildcard core/*.c bench/*.c probes/*.c)
+LIB_SRC  := $(wildcard core/*.c gpu/*.c bench/*.c probes/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
 # ccreport links no MPI, CUDA, NCCL or verbs: plain cc, jansson and inih only
 RCC      ?= cc
