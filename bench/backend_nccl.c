@@ -417,5 +417,6 @@ const struct backend backend_nccl = {
 	.start = nccl_start,
 	.wait = nccl_wait,
 	.error = nccl_error,
+	.transport = gpu_transport,
 };
 #endif

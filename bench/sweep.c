@@ -217,6 +217,8 @@ static void report(struct cc_run *run, const struct coll *coll, const struct bac
 			"host", mpi->hosts[mpi->rank_node[p->slowest_rank]]));
 	if (o->scale)
 		json_object_set_new(rec, "scale", json_true());
+	if (be->transport && be->transport())
+		json_object_set_new(rec, "transport", json_string(be->transport()));
 	run_record(run, "measurement", rec);
 	if (p->wrong) {
 		log_error("%s %s %s %zu B: %llu wrong elements", coll->name, dtype_name(a->dtype),

@@ -147,6 +147,13 @@ int gpu_open_failed(struct cc_run *run, const char *name, int rc, const char *wh
  */
 int gpu_select(int local_rank, int *dev, char *why, size_t len);
 
+/*
+ * "fake" when the CUDA calls are answered by the test double (tests/fakes/,
+ * which exports ccdiag_test_double), else NULL. Records of a test double
+ * carry "transport": "fake", and ccreport never judges them.
+ */
+const char *gpu_transport(void);
+
 /* The versions this binary links: {cuda_runtime, nccl} (built-in parts only); a new object. */
 json_t *gpu_build_versions(void);
 

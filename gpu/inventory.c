@@ -7,6 +7,7 @@
 #include "internal.h"
 #include "nvml.h"
 
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,17 @@ static void name_record(json_t *rec)
 	}
 }
 
+const char *gpu_transport(void)
+{
+	static int known, fake;
+
+	if (!known) {
+		fake = dlsym(RTLD_DEFAULT, "ccdiag_test_double") != NULL;
+		known = 1;
+	}
+	return fake ? "fake" : NULL;
+}
+
 json_t *gpu_emit(struct cc_run *run, json_t *mine)
 {
 	json_t *per_rank, *all, *v;
@@ -105,6 +117,8 @@ json_t *gpu_emit(struct cc_run *run, json_t *mine)
 
 		json_array_foreach(v, i, rec) {
 			name_record(rec);
+			if (gpu_transport())
+				json_object_set_new(rec, "transport", json_string(gpu_transport()));
 			json_array_append(all, rec);
 			run_record(run, "measurement", json_deep_copy(rec));
 		}
@@ -347,6 +361,8 @@ void gpu_write_inventory(struct cc_run *run, json_t *parts)
 				"gpus", gpus, "p2p_access", access,
 				"nvml", lead ? json_deep_copy(json_object_get(lead, "nvml")) : json_null());
 		json_decref(byb);
+		if (gpu_transport())
+			json_object_set_new(rec, "transport", json_string(gpu_transport()));
 		run_record(run, "inventory", rec);
 	}
 }
