@@ -63,7 +63,7 @@ static void name_gpu(char *buf, size_t len, const char *host, const char *bus)
 }
 
 /* Fills the GPU numbers and the element name of one record (rank 0). */
-static void name_record(json_t *rec)
+void gpu_name_record(json_t *rec)
 {
 	const char *host = json_string_value(json_object_get(rec, "host"));
 	const char *bus = json_string_value(json_object_get(rec, "bus_id"));
@@ -116,7 +116,7 @@ json_t *gpu_emit(struct cc_run *run, json_t *mine)
 		json_t *rec;
 
 		json_array_foreach(v, i, rec) {
-			name_record(rec);
+			gpu_name_record(rec);
 			if (gpu_transport())
 				json_object_set_new(rec, "transport", json_string(gpu_transport()));
 			json_array_append(all, rec);
@@ -201,6 +201,7 @@ static json_t *device_json(int dev)
 	struct cudaDeviceProp p;
 	struct pci_link link;
 	char bus[GPU_BUS_LEN], uuid[64], cc[16];
+	const char *src;
 	int clk = 0, bits = 0;
 	json_t *j;
 
@@ -214,9 +215,16 @@ static json_t *device_json(int dev)
 	j = json_pack("{s:s, s:s, s:s, s:I, s:s, s:i}", "bus_id", bus, "name", p.name,
 		      "uuid", uuid, "memory_bytes", (json_int_t)p.totalGlobalMem,
 		      "compute_capability", cc, "sm_count", p.multiProcessorCount);
-	if (pci_read_link(NULL, bus, &link) == 0) {
+	if (gpu_read_link(bus, &link, &src) == 0) {
+		json_t *pcie = pci_link_json(&link);
+
+		/* read while the GPU idles (2.5 GT/s on NVIDIA GPUs): the pcie probe's
+		 * records hold the link under load and judge downtraining on that */
+		json_object_set_new(pcie, "state", json_string("idle"));
+		json_object_set_new(pcie, "source", json_string(src));
+		json_object_set_new(pcie, "downtrained", json_null());
 		json_object_set_new(j, "numa_node", json_integer(link.numa_node));
-		json_object_set_new(j, "pcie", pci_link_json(&link));
+		json_object_set_new(j, "pcie", pcie);
 	} else {
 		json_object_set_new(j, "numa_node", json_integer(-1));
 		json_object_set_new(j, "pcie", json_null());
@@ -253,6 +261,12 @@ static json_t *p2p_json(int ndev)
 json_t *gpu_local_inventory(const struct mpictx *mpi, const struct gpu_ctx *g)
 {
 	json_t *inv = json_pack("{s:s, s:i}", "host", mpi->host, "local_rank", mpi->local_rank);
+
+	/* which GPU this rank drives and why (docs/gpu.md: selection) */
+	json_object_set_new(inv, "rank", json_pack("{s:i, s:i, s:o, s:s}", "rank", mpi->rank,
+						   "local_rank", mpi->local_rank,
+						   "bus_id", g->dev >= 0 ? json_string(g->bus_id) : json_null(),
+						   "selection", g->selection ? g->selection : "none"));
 	json_t *devs = json_array(), *versions = gpu_build_versions(), *links = json_object();
 	int drv = 0;
 	char buf[96];
@@ -309,7 +323,7 @@ void gpu_write_inventory(struct cc_run *run, json_t *parts)
 		const char *host = mpi->hosts[node];
 		struct host_gpus *t = host_find(host, 1);
 		json_t *lead = NULL, *gpus = json_array(), *byb = json_object(), *p;
-		json_t *access = json_array(), *rec;
+		json_t *access = json_array(), *ranks = json_array(), *rec;
 		size_t r;
 
 		if (!t)
@@ -322,6 +336,7 @@ void gpu_write_inventory(struct cc_run *run, json_t *parts)
 				continue;
 			if (json_integer_value(json_object_get(p, "local_rank")) == 0)
 				lead = p;
+			json_array_append(ranks, json_object_get(p, "rank"));
 			json_array_foreach(json_object_get(p, "devices"), i, d) {
 				const char *b = json_string_value(json_object_get(d, "bus_id"));
 
@@ -361,6 +376,7 @@ void gpu_write_inventory(struct cc_run *run, json_t *parts)
 				"gpus", gpus, "p2p_access", access,
 				"nvml", lead ? json_deep_copy(json_object_get(lead, "nvml")) : json_null());
 		json_decref(byb);
+		json_object_set_new(rec, "ranks", ranks);
 		if (gpu_transport())
 			json_object_set_new(rec, "transport", json_string(gpu_transport()));
 		run_record(run, "inventory", rec);
