@@ -390,6 +390,10 @@ static int nccl_wait(void)
 			return check_async();
 		if (e != cudaErrorNotReady)
 			return nc_cuda_fail("cudaStreamQuery", e);
+		/* give the core away in each idle poll, as nccl-tests does: with one core
+		 * per rank (srun's default, --bind-to core) a spin starves NCCL's proxy
+		 * thread, which drives the inter-node transfers */
+		sched_yield();
 		if (k % NC_POLL_EVERY)
 			continue;
 		if (check_async())

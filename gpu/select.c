@@ -332,6 +332,19 @@ void gpu_errors(struct cc_run *run, const char *probe, json_t *mine)
 	json_decref(all);
 }
 
+/*
+ * Ends this rank's armed local step and waits for the others under a
+ * second deadline, what: a rank hung in the step (a hung cuInit, Xid 79)
+ * never arms it, so rank 0's timeout record names it as not started.
+ */
+static void wait_all(const struct mpictx *mpi, const char *probe, const char *what)
+{
+	watchdog_disarm();
+	watchdog_arm(what, json_pack("{s:s, s:s}", "kind", "probe", "probe", probe));
+	MPI_Barrier(mpi->world);
+	watchdog_disarm();
+}
+
 int gpu_open(struct cc_run *run, const char *probe, struct gpu_ctx *g, char *why, size_t len)
 {
 	static int inventory_done;
@@ -355,13 +368,15 @@ int gpu_open(struct cc_run *run, const char *probe, struct gpu_ctx *g, char *why
 		g->ndev = 0;
 		gpu_cuda_fail(e, "cudaGetDeviceCount", err, sizeof(err));
 	}
+	wait_all(mpi, probe, "gpu open, all ranks");
 	g->dev = choose(mpi, g->ndev, list, nlist, &g->selection);
+	watchdog_arm("gpu context", json_pack("{s:s, s:s}", "kind", "probe", "probe", probe));
 	if (g->dev >= 0) {
 		gpu_bus_of(g->dev, g->bus_id, sizeof(g->bus_id));
 		if (use_device(g->dev, err, sizeof(err)))
 			g->open_failed = 1;
 	}
-	watchdog_disarm();
+	wait_all(mpi, probe, "gpu context, all ranks");
 	usable = g->dev >= 0 && !g->open_failed;
 	failed = g->open_failed;
 	MPI_Allreduce(&usable, &any, 1, MPI_INT, MPI_MAX, mpi->world);

@@ -63,6 +63,12 @@ static void settle(cudaStream_t s)
 	cudaStreamSynchronize(s);
 }
 
+/* The kernel's tail: the stream stays busy until polled (CCDIAG_FAKECUDA_BUSY). */
+static ncclResult_t done(cudaStream_t s)
+{
+	return fake_stream_work(s, 1e-6, NULL, NULL) ? ncclSystemError : ncclSuccess;
+}
+
 ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
 {
 	memset(id, 0, sizeof(*id));
@@ -140,7 +146,7 @@ ncclResult_t ncclAllReduce(const void *s, void *r, size_t n, ncclDataType_t t, n
 {
 	settle(st);
 	MPI_Allreduce(s == r ? MPI_IN_PLACE : s, r, (int)n, mpi_type(t), mpi_op(op), c->comm);
-	return ncclSuccess;
+	return done(st);
 }
 
 ncclResult_t ncclAllGather(const void *s, void *r, size_t n, ncclDataType_t t, ncclComm_t c,
@@ -154,7 +160,7 @@ ncclResult_t ncclAllGather(const void *s, void *r, size_t n, ncclDataType_t t, n
 	memcpy(tmp, s, n * type_size(t));
 	MPI_Allgather(tmp, (int)n, mpi_type(t), r, (int)n, mpi_type(t), c->comm);
 	free(tmp);
-	return ncclSuccess;
+	return done(st);
 }
 
 ncclResult_t ncclReduceScatter(const void *s, void *r, size_t n, ncclDataType_t t,
@@ -169,7 +175,7 @@ ncclResult_t ncclReduceScatter(const void *s, void *r, size_t n, ncclDataType_t 
 	memcpy(tmp, s, all);
 	MPI_Reduce_scatter_block(tmp, r, (int)n, mpi_type(t), mpi_op(op), c->comm);
 	free(tmp);
-	return ncclSuccess;
+	return done(st);
 }
 
 ncclResult_t ncclBroadcast(const void *s, void *r, size_t n, ncclDataType_t t, int root,
@@ -179,7 +185,7 @@ ncclResult_t ncclBroadcast(const void *s, void *r, size_t n, ncclDataType_t t, i
 	if (c->rank == root && s != r)
 		memcpy(r, s, n * type_size(t));
 	MPI_Bcast(r, (int)n, mpi_type(t), root, c->comm);
-	return ncclSuccess;
+	return done(st);
 }
 
 ncclResult_t ncclGroupStart(void)
