@@ -158,6 +158,13 @@ int gpu_open_failed(struct cc_run *run, const char *name, int rc, const char *wh
 int gpu_select(const struct mpictx *mpi, int *dev, char *why, size_t len);
 
 /*
+ * The device gpu_select would choose for this rank, without making it
+ * current or creating its context (the ib probe's GPUDirect buffers).
+ * Collective over mpi->local; returns as gpu_select.
+ */
+int gpu_rank_device(const struct mpictx *mpi, int *dev, char *why, size_t len);
+
+/*
  * "fake" when the CUDA calls are answered by the test double (tests/fakes/,
  * which exports ccdiag_test_double), else NULL. Records of a test double
  * carry "transport": "fake", and ccreport never judges them.

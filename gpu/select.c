@@ -207,6 +207,11 @@ int gpu_select(const struct mpictx *mpi, int *dev, char *why, size_t len)
 	return 1;
 }
 
+int gpu_rank_device(const struct mpictx *mpi, int *dev, char *why, size_t len)
+{
+	return gpu_select(mpi, dev, why, len);
+}
+
 #else /* HAVE_CUDA */
 
 int gpu_cuda_fail(cudaError_t e, const char *call, char *why, size_t len)
@@ -278,7 +283,7 @@ static int choose(const struct mpictx *mpi, int ndev, const int *list, int nlist
 	return d;
 }
 
-int gpu_select(const struct mpictx *mpi, int *dev, char *why, size_t len)
+int gpu_rank_device(const struct mpictx *mpi, int *dev, char *why, size_t len)
 {
 	int list[GPU_MAX], nlist, ndev = 0;
 	const char *how;
@@ -294,13 +299,24 @@ int gpu_select(const struct mpictx *mpi, int *dev, char *why, size_t len)
 		ndev = 0;
 	}
 	*dev = choose(mpi, ndev, list, nlist, &how);
-	if (e != cudaSuccess)
+	if (e != cudaSuccess) {
+		*dev = -1;
 		return 1;
+	}
 	if (*dev < 0) {
 		snprintf(why, len, "local rank %d has no GPU of its own (%d visible%s)", mpi->local_rank,
 			 ndev, nlist ? ", --gpus given" : "");
 		return 1;
 	}
+	return 0;
+}
+
+int gpu_select(const struct mpictx *mpi, int *dev, char *why, size_t len)
+{
+	int rc = gpu_rank_device(mpi, dev, why, len);
+
+	if (rc)
+		return rc;
 	return use_device(*dev, why, len) ? 1 : 0;
 }
 

@@ -150,6 +150,7 @@ static int check_params(char *err, size_t len)
 
 #include "ib_gpu.h"
 #include "ib_verbs.h"
+#include "../gpu/gpu.h"
 #include "../core/stats.h"
 #include "../core/timer.h"
 #include "../core/watchdog.h"
@@ -1115,9 +1116,8 @@ static void rail_cfg(struct ibctx *c, int rail, struct ib_rail_cfg *cfg)
 }
 
 /* GPUDirect registration and GPU-NIC affinity of an open rail. */
-static json_t *gdr_record(struct ibctx *c, struct ib_rail *r, int rail, int ngpu)
+static json_t *gdr_record(struct ibctx *c, struct ib_rail *r, int rail, int gpu)
 {
-	int gpu = c->mpi->local_rank % ngpu;
 	const char *path = NULL;
 	char why[400] = "", bdf[32] = "", link[300], gpath[PATH_MAX] = "";
 	struct pci_link gl;
@@ -1157,12 +1157,22 @@ static json_t *gdr_record(struct ibctx *c, struct ib_rail *r, int rail, int ngpu
 	return rec;
 }
 
-/* Opens the rails this rank drives and checks GPUDirect on them; returns this rank's records. */
+/*
+ * Opens the rails this rank drives and checks GPUDirect on them with the
+ * rank's own GPU (gpu_rank_device: --gpus, local rank or per-rank
+ * visibility, as the GPU probes and the nccl backend choose); returns this
+ * rank's records. Collective over the host (the GPU choice).
+ */
 static json_t *open_rails(struct ibctx *c)
 {
 	json_t *out = json_array();
-	char why[200];
-	int ngpu = ib_gpu_count(why, sizeof(why));
+	char why[200] = "", mine[200] = "";
+	int gpu = -1, ngpu = ib_gpu_count(why, sizeof(why));
+
+	if (gpu_rank_device(c->mpi, &gpu, mine, sizeof(mine)) && ngpu > 0) {
+		snprintf(why, sizeof(why), "%s", mine);
+		ngpu = 0;
+	}
 
 	for (int t = 0; t < c->turns; t++) {
 		int rail = ib_rail_of(&c->lay, c->v, c->vlocal, t);
@@ -1171,7 +1181,7 @@ static json_t *open_rails(struct ibctx *c)
 		if (rail < 0)
 			continue;
 		rail_cfg(c, rail, &cfg);
-		cfg.gpu = ngpu > 0 ? c->mpi->local_rank % ngpu : 0;
+		cfg.gpu = gpu >= 0 ? gpu : 0;
 		if (c->tp->open(&c->rails[t], &cfg, c->rail_err[t], MSG_LEN)) {
 			c->rail_open[t] = -1;
 			log_error("ib: %s", c->rail_err[t]);
@@ -1179,7 +1189,7 @@ static json_t *open_rails(struct ibctx *c)
 		}
 		c->rail_open[t] = 1;
 		if (ngpu > 0)
-			json_array_append_new(out, gdr_record(c, &c->rails[t], rail, ngpu));
+			json_array_append_new(out, gdr_record(c, &c->rails[t], rail, gpu));
 		else
 			json_array_append_new(out, json_pack("{s:s}", "skip", why));
 	}

@@ -10,6 +10,7 @@
 #ifdef HAVE_VERBS
 
 #include "ib_verbs.h"
+#include "ib_gpu.h"
 #include "../core/timer.h"
 
 #include <errno.h>
@@ -299,12 +300,18 @@ static int fake_pingpong(struct ib_rail *r, size_t bytes, int warmup, int iters,
 	return 0;
 }
 
+/* Allocates on the rank's GPU as the verbs check does, but registers nothing. */
 static int fake_gdr_check(struct ib_rail *r, int gpu, const char **path, char *why, size_t len)
 {
+	void *p = NULL;
+	size_t n = 0;
+
 	(void)r;
-	(void)gpu;
 	*path = NULL;
-	snprintf(why, len, "the fake transport has no GPU memory");
+	if (ib_gpu_alloc(gpu, (size_t)2 << 20, &p, &n, why, len))
+		return -1;
+	ib_gpu_free(p);
+	snprintf(why, len, "the fake transport registers no GPU memory");
 	return -1;
 }
 

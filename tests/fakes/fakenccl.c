@@ -19,7 +19,22 @@
 struct ncclComm {
 	MPI_Comm comm;
 	int rank, size;
+	int phys;                /* the GPU current at init: the communicator's */
 };
+
+/* As NCCL, a buffer on another GPU than the communicator's is an error. */
+#define CHECK_DEV(c, p) do { if (fake_owner(p) != (c)->phys) return wrong_gpu(c, p); } while (0)
+
+static ncclResult_t fail(const char *msg);
+
+static ncclResult_t wrong_gpu(ncclComm_t c, const void *p)
+{
+	char msg[200];
+
+	snprintf(msg, sizeof(msg), "buffer %p is on GPU %d, the communicator on GPU %d", p,
+		 fake_owner(p), c->phys);
+	return fail(msg);
+}
 
 static int in_group;
 static MPI_Request reqs[1024];
@@ -96,6 +111,7 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int n, ncclUniqueId id, in
 	MPI_Comm_dup(MPI_COMM_WORLD, &c->comm);
 	c->rank = rank;
 	c->size = n;
+	c->phys = fake_current()->phys;
 	*comm = c;
 	return ncclSuccess;
 }
@@ -144,6 +160,8 @@ const char *ncclGetLastError(ncclComm_t comm)
 ncclResult_t ncclAllReduce(const void *s, void *r, size_t n, ncclDataType_t t, ncclRedOp_t op,
 			   ncclComm_t c, cudaStream_t st)
 {
+	CHECK_DEV(c, s);
+	CHECK_DEV(c, r);
 	settle(st);
 	MPI_Allreduce(s == r ? MPI_IN_PLACE : s, r, (int)n, mpi_type(t), mpi_op(op), c->comm);
 	return done(st);
@@ -156,6 +174,10 @@ ncclResult_t ncclAllGather(const void *s, void *r, size_t n, ncclDataType_t t, n
 
 	if (!tmp)
 		return ncclSystemError;
+	if (fake_owner(s) != c->phys || fake_owner(r) != c->phys) {
+		free(tmp);
+		return wrong_gpu(c, fake_owner(s) != c->phys ? s : r);
+	}
 	settle(st);
 	memcpy(tmp, s, n * type_size(t));
 	MPI_Allgather(tmp, (int)n, mpi_type(t), r, (int)n, mpi_type(t), c->comm);

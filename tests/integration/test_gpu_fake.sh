@@ -185,6 +185,20 @@ t_check "D9 EXCLUSIVE_PROCESS: nvlink skips naming the compute mode; hbm still m
 			(.reason | test("compute mode EXCLUSIVE_PROCESS"))) and
 		([.[] | select(.type == "measurement" and .name == "hbm") | .gpu] | unique) == [0, 1]' "$out"
 
+# D8: the ib probe uses the rank's own GPU (--gpus) and leaves the current device alone
+out=$T_TMP/d8.jsonl
+fk 2 "$out" CCDIAG_FAKECUDA_GPUS=2 CCPROBE_IB_FAKE="$T_ROOT/tests/fixtures/sysfs" -- --gpus 1,0 \
+	-B nccl -n 2 -w 1 -r 2 -b 8 -e 64 --ib-size 64K --ib-lat-iters 100 --ib-lat-warmup 10 \
+	--ib-iters 5 --ib-warmup 2 --ib-devices mlx5_0 all_reduce ib all_gather
+rc=$?
+t_check "D8 ib with --gpus 1,0: GPUDirect checked on each rank's own GPU (rank 0: GPU 1)" \
+	jq -e -s '[.[] | select(.test == "gdr")] as $g | ($g | length) == 2 and
+		([$g[] | select(.element | test("#0/")) | .gpu_bdf] == ["0000:2a:00.0"]) and
+		([$g[] | select(.element | test("#1/")) | .gpu_bdf] == ["0000:18:00.0"])' "$out"
+t_check "D8 nccl after ib: buffers still on the communicator's GPU, all_gather measured (rc $rc)" \
+	jq -e -s --argjson rc $rc '$rc == 0 and ([.[] | select(.type == "error")] | length) == 0 and
+		([.[] | select(.type == "measurement" and .name == "all_gather")] | length) == 4' "$out"
+
 # D11: units and conventions named in the records
 out=$T_TMP/probes2.jsonl
 t_check "D11 hbm: both conventions, read+write (bw_GBps) and copied once (copy_GBps), named" \
