@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #define SPIN_CHECK 4096          /* busy-loop turns between looks at the clock */
+#define CQ_POLL_EVERY 16         /* ping-pong spins between polls of the completion queue */
 #define LAT_SIGNAL_EVERY 32      /* ping-pong: one signalled WRITE in this many */
 
 int ib_mtu_bytes(int mtu)
@@ -434,20 +435,34 @@ int ib_rail_write_burst(struct ib_rail *r, size_t bytes, int count, int depth,
 	return 0;
 }
 
-/* Spins until the last byte of the target half holds v. */
-static int wait_byte(struct ib_rail *r, size_t bytes, uint8_t v, const struct ib_wait *w,
-		     char *err, size_t len)
+/*
+ * Spins until the last byte of the target half holds v, reaping the
+ * completion queue as it spins: a WRITE of ours that failed (retry count
+ * exceeded on a bad cable) completes with an error at once, and waiting
+ * for the peer's byte would last until the deadline. A signalled success
+ * reaped here counts down *signalled.
+ */
+static int wait_byte(struct ib_rail *r, size_t bytes, uint8_t v, int *signalled,
+		     const struct ib_wait *w, char *err, size_t len)
 {
 	const uint8_t *flag = r->lat_buf + r->cfg.lat_bytes + bytes - 1;
 	unsigned long spins = 0;
 	int stop;
 
-	while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != v)
+	while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != v) {
+		if (spins % CQ_POLL_EVERY == 0) {
+			int got = reap(r, 1, err, len);
+
+			if (got < 0)
+				return -1;
+			*signalled -= *signalled > 0 ? got : 0;
+		}
 		if ((stop = past(w, &spins))) {
 			snprintf(err, len, "the peer's RDMA WRITE had not arrived on '%s' when %s",
 				 r->cfg.dev, why_stopped(stop));
 			return -1;
 		}
+	}
 	return 0;
 }
 
@@ -503,7 +518,7 @@ int ib_rail_pingpong(struct ib_rail *r, size_t bytes, int warmup, int iters, int
 			wr.send_flags |= IBV_SEND_SIGNALED;
 			signalled = 1;
 		}
-		if (!initiator && wait_byte(r, bytes, v, w, err, len))
+		if (!initiator && wait_byte(r, bytes, v, &signalled, w, err, len))
 			return -1;
 		r->lat_buf[bytes - 1] = v;
 		if (initiator)
@@ -515,7 +530,7 @@ int ib_rail_pingpong(struct ib_rail *r, size_t bytes, int warmup, int iters, int
 			return -1;
 		}
 		if (initiator) {
-			if (wait_byte(r, bytes, v, w, err, len))
+			if (wait_byte(r, bytes, v, &signalled, w, err, len))
 				return -1;
 			if (i >= warmup)
 				one_way_us[i - warmup] = (timer_now() - t0) * 1e6 / 2.0;
