@@ -179,6 +179,8 @@ struct host_rails {
 		int numa_node;
 		char bdf[32];
 		char sys_path[256]; /* /sys/devices/... of the PCI device, for GPU affinity */
+		int ethernet;    /* link layer Ethernet (RoCE), else InfiniBand */
+		int active;
 	} rail[IB_MAX_RAILS];
 };
 
@@ -304,7 +306,8 @@ static json_t *gid_json(const struct ib_gid_choice *g)
 
 /* Adds a rail for port p of dev (position pos in --ib-devices, or -1 = in order). */
 static void add_rail(struct ibctx *c, const struct ib_dev_sysfs *ds, int port, int gid_index,
-		     double data_Gbps, int numa, const char *sys_path, int pos, int *order)
+		     double data_Gbps, int numa, const char *sys_path, int pos, int *order,
+		     const struct ib_port_query *a)
 {
 	struct host_rails *hr = &c->hr;
 
@@ -317,6 +320,8 @@ static void add_rail(struct ibctx *c, const struct ib_dev_sysfs *ds, int port, i
 	hr->rail[hr->n].numa_node = numa;
 	snprintf(hr->rail[hr->n].bdf, sizeof(hr->rail[0].bdf), "%s", ds->bdf);
 	snprintf(hr->rail[hr->n].sys_path, sizeof(hr->rail[0].sys_path), "%s", sys_path);
+	hr->rail[hr->n].ethernet = a->ethernet;
+	hr->rail[hr->n].active = a->state == IBV_PORT_ACTIVE;
 	order[hr->n++] = pos;
 }
 
@@ -333,6 +338,48 @@ static void order_rails(struct host_rails *hr, int *order)
 			hr->rail[j] = hr->rail[j - 1];
 			hr->rail[j - 1] = r;
 		}
+}
+
+/* Natural order of names: "mlx5_3" before "mlx5_10". */
+static int rail_key_cmp(const void *pa, const void *pb)
+{
+	const __typeof__(((struct host_rails *)0)->rail[0]) *a = pa, *b = pb;
+	int c;
+
+	/* PCI order first (a device without a PCI address after those with one) */
+	if (!a->bdf[0] != !b->bdf[0])
+		return a->bdf[0] ? -1 : 1;
+	if (a->bdf[0] && (c = strcmp(a->bdf, b->bdf)))
+		return c;
+	if ((c = strverscmp(a->dev, b->dev)))
+		return c;
+	return a->port - b->port;
+}
+
+/*
+ * The rails without --ib-devices: when any port is InfiniBand, the
+ * InfiniBand ports only (the Ethernet ports of an HGX node are storage and
+ * management networks); a RoCE-only host keeps its Ethernet ports. In PCI
+ * order, a down port kept in its place (it fails as a rail: rail r pairs
+ * the r-th NIC of every host, never a shifted one).
+ */
+static void default_rails(struct host_rails *hr)
+{
+	int ib = 0, any = 0, k = 0;
+
+	for (int i = 0; i < hr->n; i++) {
+		ib |= !hr->rail[i].ethernet;
+		any |= hr->rail[i].active;
+	}
+	if (!any) {
+		hr->n = 0;   /* nothing is up: "no active RDMA port" */
+		return;
+	}
+	for (int i = 0; i < hr->n; i++)
+		if (!ib || !hr->rail[i].ethernet)
+			hr->rail[k++] = hr->rail[i];
+	hr->n = k;
+	qsort(hr->rail, (size_t)hr->n, sizeof(hr->rail[0]), rail_key_cmp);
 }
 
 /* Writes each port's rail number into the inventory. */
@@ -425,11 +472,13 @@ static json_t *inventory_device(struct ibctx *c, const char *name, json_t *versi
 		json_object_set_new(pj, "active_mtu", json_integer(ib_mtu_bytes(a.active_mtu)));
 		json_object_set_new(pj, "max_mtu", json_integer(ib_mtu_bytes(a.max_mtu)));
 		json_object_set_new(pj, "gid", gid_json(&g));
-		pos = p_devices[0] ? wanted(name, p) : (a.state == IBV_PORT_ACTIVE ? 0 : -1);
+		/* every port is a candidate rail, a down one too: rail r must pair the same
+		 * NIC position on every host (default_rails picks and orders them) */
+		pos = p_devices[0] ? wanted(name, p) : 0;
 		json_object_set_new(pj, "rail", json_null());   /* set once the rails are ordered */
 		if (pos >= 0)
 			add_rail(c, &ds, p, gid_index, data, have_pci ? pl.numa_node : -1, sys_path,
-				 pos, order);
+				 pos, order, &a);
 		json_array_append_new(ports, pj);
 		if (c->npc < 4 * IB_MAX_RAILS) {
 			struct port_counters *pc = &c->pc[c->npc++];
@@ -459,7 +508,10 @@ static json_t *discover(struct ibctx *c)
 	for (int i = 0; i < n; i++)
 		json_array_append_new(devs, inventory_device(c, names[i], versions, order));
 	free(names);
-	order_rails(&c->hr, order);
+	if (p_devices[0])
+		order_rails(&c->hr, order);
+	else
+		default_rails(&c->hr);
 	number_rails(&c->hr, devs);
 	if (n && !c->hr.n)
 		snprintf(c->hr.why, sizeof(c->hr.why), "%s", p_devices[0] ?
