@@ -1165,6 +1165,34 @@ static void rail_cfg(struct ibctx *c, int rail, struct ib_rail_cfg *cfg)
 	cfg->tclass = p_tclass;
 	cfg->qp_timeout = p_qp_timeout;
 	cfg->retry = p_retry;
+	cfg->numa_node = c->hr.rail[rail].numa_node;
+}
+
+/*
+ * Where an open rail's host regions live (bound to the NIC's NUMA node, or
+ * not) and whether they were registered with relaxed ordering.
+ */
+static json_t *setup_record(struct ibctx *c, struct ib_rail *r, int rail)
+{
+	int nnuma = c->hr.rail[rail].numa_node;
+	json_t *rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "kind", "probe",
+				"name", "ib", "test", "setup", "scope", "nic", "element", "",
+				"host", c->mpi->host, "nic", "", "rail", rail, "memory", p_mem);
+
+	json_object_set_new(rec, "element", c->loopback ?
+			    json_sprintf("%s#%d/%s:%d", c->mpi->host, c->mpi->rank, r->cfg.dev,
+					 r->cfg.port) :
+			    json_sprintf("%s/%s:%d", c->mpi->host, r->cfg.dev, r->cfg.port));
+	json_object_set_new(rec, "nic", json_sprintf("%s:%d", r->cfg.dev, r->cfg.port));
+	json_object_set_new(rec, "transport", json_string(c->tp->name));
+	json_object_set_new(rec, "nic_numa_node", nnuma >= 0 ? json_integer(nnuma) : json_null());
+	json_object_set_new(rec, "host_numa_node", r->host_numa >= 0 ? json_integer(r->host_numa) :
+			    json_null());
+	json_object_set_new(rec, "numa_local", nnuma >= 0 ? json_boolean(r->host_numa == nnuma) :
+			    json_null());
+	json_object_set_new(rec, "relaxed_ordering", r->relaxed < 0 ? json_null() :
+			    json_boolean(r->relaxed));
+	return rec;
 }
 
 /* GPUDirect registration and GPU-NIC affinity of an open rail. */
@@ -1240,6 +1268,7 @@ static json_t *open_rails(struct ibctx *c)
 			continue;
 		}
 		c->rail_open[t] = 1;
+		json_array_append_new(out, setup_record(c, &c->rails[t], rail));
 		if (ngpu > 0)
 			json_array_append_new(out, gdr_record(c, &c->rails[t], rail, gpu));
 		else

@@ -11,6 +11,7 @@
 
 #include "ib_verbs.h"
 #include "ib_gpu.h"
+#include "../core/numa.h"
 #include "../core/timer.h"
 
 #include <errno.h>
@@ -98,6 +99,8 @@ static int fake_open(struct ib_rail *r, const struct ib_rail_cfg *cfg, char *err
 
 	memset(r, 0, sizeof(*r));
 	r->cfg = *cfg;
+	r->host_numa = -1;
+	r->relaxed = -1;   /* no registration: not applicable */
 	r->dmabuf_fd = -1;
 	if (ib_sysfs_port(fake_root, cfg->dev, cfg->port, &p)) {
 		snprintf(err, len, "no RDMA device '%s' port %d", cfg->dev, cfg->port);
@@ -140,6 +143,8 @@ static int fake_open(struct ib_rail *r, const struct ib_rail_cfg *cfg, char *err
 		snprintf(err, len, "cannot map shared memory: %s", strerror(errno));
 		return -1;
 	}
+	/* as the verbs regions: on the NIC's NUMA node, before the pages are touched */
+	r->host_numa = numa_bind(r->shm, r->shm_len, cfg->numa_node);
 	r->buf = r->shm;
 	r->lat_buf = r->shm + r->buf_len;
 	r->reg_path = "host";

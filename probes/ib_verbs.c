@@ -9,6 +9,7 @@
 
 #include "ib_verbs.h"
 #include "ib_gpu.h"
+#include "../core/numa.h"
 #include "../core/timer.h"
 
 #include <errno.h>
@@ -48,16 +49,36 @@ static struct ibv_context *open_by_name(const char *name, char *err, size_t len)
 	return ctx;
 }
 
-/* Host memory, page aligned and zeroed. */
-static void *host_alloc(size_t len)
+/* Host memory, page aligned and zeroed, on the NIC's NUMA node (r->host_numa says). */
+static void *host_alloc(struct ib_rail *r, size_t len)
 {
-	void *p = NULL;
-	long page = sysconf(_SC_PAGESIZE);
+	int bound;
+	void *p = numa_alloc(len, r->cfg.numa_node, &bound);
 
-	if (posix_memalign(&p, page > 0 ? (size_t)page : 4096, len))
-		return NULL;
-	memset(p, 0, len);
+	r->host_numa = bound;
 	return p;
+}
+
+/*
+ * Registers a region with relaxed ordering (perftest's default: the NIC may
+ * reorder its PCIe writes, which all 8 rails both ways need on Hopper
+ * hosts), or without when the device refuses; r->relaxed says which.
+ */
+static struct ibv_mr *reg_mr(struct ib_rail *r, void *p, size_t len, int access)
+{
+	struct ibv_mr *mr = NULL;
+
+#ifdef IBV_ACCESS_RELAXED_ORDERING
+	mr = ibv_reg_mr(r->pd, p, len, access | IBV_ACCESS_RELAXED_ORDERING);
+	if (mr)
+		r->relaxed = 1;
+#endif
+	if (!mr) {
+		mr = ibv_reg_mr(r->pd, p, len, access);
+		if (mr)
+			r->relaxed = 0;
+	}
+	return mr;
 }
 
 /*
@@ -98,13 +119,13 @@ static int alloc_regions(struct ib_rail *r, char *err, size_t len)
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 
 	r->lat_len = 2 * r->cfg.lat_bytes;
-	r->lat_buf = host_alloc(r->lat_len);
+	r->lat_buf = host_alloc(r, r->lat_len);
 	if (!r->lat_buf) {
 		snprintf(err, len, "cannot allocate %zu bytes for latency on '%s'", r->lat_len,
 			 r->cfg.dev);
 		return -1;
 	}
-	r->lat_mr = ibv_reg_mr(r->pd, r->lat_buf, r->lat_len, access);
+	r->lat_mr = reg_mr(r, r->lat_buf, r->lat_len, access);
 	if (!r->lat_mr) {
 		snprintf(err, len, "cannot register %zu bytes on '%s': %s", r->lat_len, r->cfg.dev,
 			 strerror(errno));
@@ -123,13 +144,13 @@ static int alloc_regions(struct ib_rail *r, char *err, size_t len)
 		return register_gpu(r, access, err, len);
 	}
 	r->buf_len = 2 * r->cfg.bytes;
-	r->buf = host_alloc(r->buf_len);
+	r->buf = host_alloc(r, r->buf_len);
 	if (!r->buf) {
 		snprintf(err, len, "cannot allocate %zu bytes on the host for '%s'", r->buf_len,
 			 r->cfg.dev);
 		return -1;
 	}
-	r->mr = ibv_reg_mr(r->pd, r->buf, r->buf_len, access);
+	r->mr = reg_mr(r, r->buf, r->buf_len, access);
 	if (!r->mr) {
 		snprintf(err, len, "cannot register %zu bytes on '%s': %s", r->buf_len, r->cfg.dev,
 			 strerror(errno));
@@ -144,6 +165,8 @@ int ib_rail_open(struct ib_rail *r, const struct ib_rail_cfg *cfg, char *err, si
 	memset(r, 0, sizeof(*r));
 	r->cfg = *cfg;
 	r->dmabuf_fd = -1;
+	r->host_numa = -1;
+	r->relaxed = -1;
 	r->ctx = open_by_name(cfg->dev, err, len);
 	if (!r->ctx)
 		return -1;
@@ -198,12 +221,12 @@ void ib_rail_close(struct ib_rail *r)
 	if (r->buf && r->cfg.mem == IB_MEM_GPU)
 		ib_gpu_free(r->buf);
 	else
-		free(r->buf);
+		numa_free(r->buf, r->buf_len);
 	r->buf = NULL;
 	if (r->lat_mr)
 		ibv_dereg_mr(r->lat_mr);
 	r->lat_mr = NULL;
-	free(r->lat_buf);
+	numa_free(r->lat_buf, r->lat_len);
 	r->lat_buf = NULL;
 	if (r->cq)
 		ibv_destroy_cq(r->cq);

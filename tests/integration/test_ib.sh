@@ -174,6 +174,14 @@ else
 				["mlx5_0:1 0", "mlx5_10:1 6", "mlx5_11:1 7", "mlx5_3:1 1", "mlx5_4:1 2",
 				 "mlx5_6:1 4", "mlx5_9:1 5"]' "$out"
 
+	t_check "D10 HGX rails: each rail's host regions bound to its NIC's NUMA node where this machine has it" \
+		jq -e -s '[.[] | select(.test == "setup")] as $s | ($s | length) == 14 and
+			all($s[]; .nic_numa_node != null and
+				(.host_numa_node == .nic_numa_node or .host_numa_node == null) and
+				.numa_local == (.host_numa_node == .nic_numa_node) and
+				.relaxed_ordering == null and .transport == "fake") and
+			([$s[] | select(.nic == "mlx5_0:1")] | all(.host_numa_node == 0))' "$out"
+
 	# a down port asked for by name fails its pairs; the other rail of 3 ranks (byes) goes on
 	out=$T_TMP/down.jsonl
 	mpirun --oversubscribe -np 3 "${FAKE[@]}" "$P" -q -o "$out" "${SMALL[@]}" \
