@@ -1305,6 +1305,27 @@ static void write_gdr(struct ibctx *c, json_t *all)
 	}
 }
 
+/*
+ * port_xmit_data and port_rcv_data count 4-octet words (IBTA PortCounters;
+ * Linux sysfs passes them on): their deltas in bytes, and the unit named.
+ */
+static void data_bytes(json_t *rec)
+{
+	static const char *const names[] = { "port_xmit_data", "port_rcv_data" };
+	json_t *delta = json_object_get(rec, "counter_delta"), *bytes = json_object();
+
+	for (int i = 0; i < 2; i++) {
+		json_t *v = json_object_get(delta, names[i]);
+
+		json_object_set_new(bytes, names[i], json_is_integer(v) ?
+				    json_integer(4 * json_integer_value(v)) : json_null());
+	}
+	json_object_set_new(rec, "data_bytes_delta", bytes);
+	json_object_set_new(rec, "counter_units", json_pack("{s:s, s:s}", "port_xmit_data",
+							    "4-octet words", "port_rcv_data",
+							    "4-octet words"));
+}
+
 /* First rank of a host: the counter records of every port, after the run. */
 static json_t *counter_records(struct ibctx *c)
 {
@@ -1334,6 +1355,7 @@ static json_t *counter_records(struct ibctx *c)
 				    ib_counters_delta_json(&c->pc[i].hw, &now.hw));
 		json_object_set_new(rec, "counter_before", ib_counters_json(&c->pc[i].std));
 		json_object_set_new(rec, "counter_after", ib_counters_json(&now.std));
+		data_bytes(rec);
 		json_array_append_new(out, rec);
 	}
 	return out;

@@ -144,6 +144,12 @@ else
 			([$m[] | select(.test == "write_bw_uni" and .nic == "mlx5_1:1")][0].rate_GBps == 25) and
 			([$m[] | select(.test == "write_bw_uni" and .nic == "mlx5_3:1")][0].rate_GBps == 100) and
 			([$m[] | select(.test == "write_bw_bidir" and .nic == "mlx5_0:1")][0].rate_GBps == 100)' "$out"
+	t_check "D11 fake: port_xmit_data/port_rcv_data deltas in bytes (4-octet words x 4), unit named" \
+		jq -e -s '[.[] | select(.test == "counters")] as $c |
+			any($c[]; .counter_delta.port_xmit_data != null) and
+			all($c[]; .counter_units.port_xmit_data == "4-octet words" and
+				(.counter_delta.port_xmit_data == null or
+				 .data_bytes_delta.port_xmit_data == 4 * .counter_delta.port_xmit_data))' "$out"
 	t_check "fake: counters of every port, before, after and deltas" \
 		jq -e -s '[.[] | select(.test == "counters")] as $c | ($c | length) == 6 and
 			all($c[]; .scope == "nic") and
