@@ -430,6 +430,8 @@ static json_t *inventory_device(struct ibctx *c, const char *name, json_t *versi
 		      "fw_ver", ds.fw_ver[0] ? ds.fw_ver : fw, "node_guid", ds.node_guid,
 		      "board_id", ds.board_id, "hca_type", ds.hca_type,
 		      "pci", have_pci ? pci_link_json(&pl) : json_null());
+	/* ACS on the bridges above the NIC breaks or slows GPUDirect RDMA */
+	json_object_set_new(d, "pci_path", ds.bdf[0] ? pci_path_json(tp->root, ds.bdf) : json_null());
 	if (nports < 0) {
 		json_object_set_new(d, "error", json_string(err));
 		nports = ds.nports ? ds.ports[ds.nports - 1] : 0;

@@ -199,6 +199,18 @@ t_check "D8 nccl after ib: buffers still on the communicator's GPU, all_gather m
 	jq -e -s --argjson rc $rc '$rc == 0 and ([.[] | select(.type == "error")] | length) == 0 and
 		([.[] | select(.type == "measurement" and .name == "all_gather")] | length) == 4' "$out"
 
+# the inventory's environment: NCCL/UCX/Open MPI variables per host (compared across hosts
+# by ccreport's consistency check through "versions"), each rank's CUDA_VISIBLE_DEVICES
+out=$T_TMP/env.jsonl
+FK_WRAP=$T_ONE_GPU fk 2 "$out" CCDIAG_FAKECUDA_GPUS=2 NCCL_IB_HCA=mlx5_0,mlx5_3 -- "${FAST[@]}" hbm
+t_check "inventory: NCCL_* in the environment and in versions (env:), per-rank CUDA_VISIBLE_DEVICES" \
+	jq -e -s '[.[] | select(.type == "inventory" and .kind == "gpu")][0] |
+		.environment.NCCL_IB_HCA == "mlx5_0,mlx5_3" and
+		.versions["env:NCCL_IB_HCA"] == "mlx5_0,mlx5_3" and
+		(.versions | has("env:OMPI_MCA_orte_hnp_uri") | not) and
+		(.ranks | map(.cuda_visible_devices)) == ["0", "1"] and
+		(.versions.nccl_library | test("libnccl"))' "$out"
+
 # D11: units and conventions named in the records
 out=$T_TMP/probes2.jsonl
 t_check "D11 hbm: both conventions, read+write (bw_GBps) and copied once (copy_GBps), named" \
