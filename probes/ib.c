@@ -1197,11 +1197,59 @@ static json_t *setup_record(struct ibctx *c, struct ib_rail *r, int rail)
 	return rec;
 }
 
+/*
+ * The PCI address and sysfs path (/sys/devices/...) of CUDA device gpu,
+ * under the transport's root (the test transport's fixture tree holds the
+ * GPUs beside the NICs). Returns 0, or -1 when sysfs does not know it.
+ */
+static int gpu_sys_path(struct ibctx *c, int gpu, char *bdf, size_t blen, char *path,
+			struct pci_link *l)
+{
+	char link[PATH_MAX];
+
+	path[0] = '\0';
+	if (ib_gpu_bdf(gpu, bdf, blen) || pci_read_link(c->tp->root, bdf, l))
+		return -1;
+	snprintf(link, sizeof(link), "%s/bus/pci/devices/%s", c->tp->root ? c->tp->root : "/sys",
+		 bdf);
+	if (!realpath(link, path))
+		path[0] = '\0';
+	return path[0] ? 0 : -1;
+}
+
+/*
+ * The host's rail whose NIC is nearest the GPU at gpath: one under the same
+ * PCIe switch before one under the same root complex before the others,
+ * then the lowest rail. -1 when no rail's path is known.
+ */
+static int nearest_rail(const struct ibctx *c, const char *gpath, const char **rel)
+{
+	static const char *const rank[] = { "same_switch", "same_root", "cross_root" };
+	int best = -1, best_k = 3;
+
+	for (int i = 0; i < c->hr.n; i++) {
+		const char *r;
+		int k = 0;
+
+		if (!c->hr.rail[i].sys_path[0])
+			continue;
+		r = ib_pci_relation(gpath, c->hr.rail[i].sys_path);
+		while (k < 3 && strcmp(r, rank[k]))
+			k++;
+		if (k < best_k) {
+			best = i;
+			best_k = k;
+			*rel = r;
+		}
+	}
+	return best;
+}
+
 /* GPUDirect registration and GPU-NIC affinity of an open rail. */
 static json_t *gdr_record(struct ibctx *c, struct ib_rail *r, int rail, int gpu)
 {
 	const char *path = NULL;
-	char why[400] = "", bdf[32] = "", link[300], gpath[PATH_MAX] = "";
+	char why[400] = "", bdf[32] = "", gpath[PATH_MAX] = "";
 	struct pci_link gl;
 	int gnuma = -1, nnuma = c->hr.rail[rail].numa_node;
 	json_t *rec;
@@ -1210,12 +1258,8 @@ static json_t *gdr_record(struct ibctx *c, struct ib_rail *r, int rail, int gpu)
 		path = r->reg_path;
 	else if (c->tp->gdr_check(r, gpu, &path, why, sizeof(why)))
 		path = NULL;
-	if (!ib_gpu_bdf(gpu, bdf, sizeof(bdf)) && !pci_read_link(NULL, bdf, &gl)) {
+	if (!gpu_sys_path(c, gpu, bdf, sizeof(bdf), gpath, &gl))
 		gnuma = gl.numa_node;
-		snprintf(link, sizeof(link), "/sys/bus/pci/devices/%s", bdf);
-		if (!realpath(link, gpath))
-			gpath[0] = '\0';
-	}
 	rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:s, s:s}",
 			"kind", "probe", "name", "ib", "test", "gdr", "scope", "nic",
 			"element", "", "host", c->mpi->host, "gdr_ok", path != NULL,
@@ -1240,7 +1284,67 @@ static json_t *gdr_record(struct ibctx *c, struct ib_rail *r, int rail, int gpu)
 }
 
 /*
- * Opens the rails this rank drives and checks GPUDirect on them with the
+ * The GPUDirect check of this rank: its own GPU with the host's NIC nearest
+ * it by PCI topology (nearest_rail), opened for the check when the rank does
+ * not drive it; the record says which NIC and why. With the GPU's PCI path
+ * unknown, the first rail the rank drives.
+ */
+static json_t *gdr_nearest(struct ibctx *c, int gpu)
+{
+	char bdf[32], gpath[PATH_MAX], err[MSG_LEN];
+	const char *rel = NULL, *choice = "nearest by PCI topology";
+	struct pci_link gl;
+	struct ib_rail tmp, *r = NULL;
+	struct ib_rail_cfg cfg;
+	int near = -1, opened = 0;
+	json_t *rec;
+
+	if (!gpu_sys_path(c, gpu, bdf, sizeof(bdf), gpath, &gl))
+		near = nearest_rail(c, gpath, &rel);
+	for (int t = 0; t < c->turns && !r; t++) {
+		int rail = ib_rail_of(&c->lay, c->v, c->vlocal, t);
+
+		if (c->rail_open[t] == 1 && (near < 0 || rail == near)) {
+			r = &c->rails[t];
+			near = rail;
+		}
+	}
+	if (near < 0)
+		return json_pack("{s:s}", "skip", "no rail open on this rank to check GPUDirect on");
+	if (!r) {
+		rail_cfg(c, near, &cfg);
+		cfg.gpu = gpu;
+		if (c->tp->open(&tmp, &cfg, err, sizeof(err))) {
+			rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:s, s:s}", "kind",
+					"probe", "name", "ib", "test", "gdr", "scope", "nic", "element",
+					"", "host", c->mpi->host, "gdr_ok", 0, "gpu", gpu, "reason", err,
+					"nic_choice", choice);
+			json_object_set_new(rec, "element", c->loopback ?
+					    json_sprintf("%s#%d/%s:%d", c->mpi->host, c->mpi->rank,
+							 c->hr.rail[near].dev, c->hr.rail[near].port) :
+					    json_sprintf("%s/%s:%d", c->mpi->host, c->hr.rail[near].dev,
+							 c->hr.rail[near].port));
+			json_object_set_new(rec, "transport", json_string(c->tp->name));
+			return rec;
+		}
+		r = &tmp;
+		opened = 1;
+	}
+	if (!rel)
+		choice = "the first rail this rank drives (the GPU's PCI path is unknown)";
+	rec = gdr_record(c, r, near, gpu);
+	json_object_set_new(rec, "rail", json_integer(near));
+	json_object_set_new(rec, "nic", json_sprintf("%s:%d", c->hr.rail[near].dev,
+						     c->hr.rail[near].port));
+	json_object_set_new(rec, "nic_choice", json_string(choice));
+	json_object_set_new(rec, "driven", json_boolean(!opened));
+	if (opened)
+		c->tp->close(&tmp);
+	return rec;
+}
+
+/*
+ * Opens the rails this rank drives and checks GPUDirect with the
  * rank's own GPU (gpu_rank_device: --gpus, local rank or per-rank
  * visibility, as the GPU probes and the nccl backend choose); returns this
  * rank's records. Collective over the host (the GPU choice).
@@ -1271,11 +1375,11 @@ static json_t *open_rails(struct ibctx *c)
 		}
 		c->rail_open[t] = 1;
 		json_array_append_new(out, setup_record(c, &c->rails[t], rail));
-		if (ngpu > 0)
-			json_array_append_new(out, gdr_record(c, &c->rails[t], rail, gpu));
-		else
-			json_array_append_new(out, json_pack("{s:s}", "skip", why));
 	}
+	if (ngpu > 0)
+		json_array_append_new(out, gdr_nearest(c, gpu));
+	else if (c->turns > 0)
+		json_array_append_new(out, json_pack("{s:s}", "skip", why));
 	return out;
 }
 

@@ -211,6 +211,18 @@ t_check "inventory: NCCL_* in the environment and in versions (env:), per-rank C
 		(.ranks | map(.cuda_visible_devices)) == ["0", "1"] and
 		(.versions.nccl_library | test("libnccl"))' "$out"
 
+# D2: each rank's GPUDirect check pairs its own GPU with the NIC nearest it by PCI topology
+out=$T_TMP/d2.jsonl
+fk 2 "$out" CCDIAG_FAKECUDA_GPUS=8 CCPROBE_IB_FAKE="$T_ROOT/tests/fixtures/sysfs-hgx" -- --gpus 2,6 \
+	--ib-size 64K --ib-lat-iters 100 --ib-lat-warmup 10 --ib-iters 5 --ib-warmup 2 ib
+t_check "D2 HGX GPU affinity: GPU 2 with mlx5_4 and GPU 6 with mlx5_10 (same switch), the pairing recorded" \
+	jq -e -s '[.[] | select(.test == "gdr")] as $g | ($g | length) == 2 and
+		([$g[] | select(.element | test("#0/")) | [.gpu_bdf, .nic, .rail, .pci_relation]] ==
+			[["0000:3a:00.0", "mlx5_4:1", 2, "same_switch"]]) and
+		([$g[] | select(.element | test("#1/")) | [.gpu_bdf, .nic, .rail, .pci_relation]] ==
+			[["0000:ba:00.0", "mlx5_10:1", 6, "same_switch"]]) and
+		all($g[]; .nic_choice == "nearest by PCI topology" and .same_numa == true)' "$out"
+
 # D11: units and conventions named in the records
 out=$T_TMP/probes2.jsonl
 t_check "D11 hbm: both conventions, read+write (bw_GBps) and copied once (copy_GBps), named" \
