@@ -64,7 +64,9 @@ done
 # ccreport never judges the test double's figures
 out=$T_TMP/probes2.jsonl
 "$T_ROOT/build/ccreport" -p "$T_ROOT/profiles/h100-sxm-8x-ndr400.ini" -q --no-render \
-	-o "$T_TMP/rep" "$out" "$T_TMP/nccl2.jsonl" >/dev/null 2>&1
+	-o "$T_TMP/rep" "$out" "$T_TMP/nccl2.jsonl" >"$T_TMP/rep.out" 2>&1
+t_check "ccreport: the test double's inventory is no host's hardware (no gpu_count problem)" \
+	jq -e '.hardware == [] and .verdict != "fail"' "$T_TMP/rep/summary.json"
 t_check "ccreport: no pcie/nvlink/hbm criterion judged on test double records" \
 	jq -e '[.criteria[] | select(.probe == "pcie" or .probe == "nvlink" or .probe == "hbm")] as $c |
 		($c | length) > 0 and ($c | all(.verdict == "incomplete")) and
