@@ -90,9 +90,9 @@ echo
 echo "== figures ($NGPU GPU(s); GB/s = 1e9 bytes/s; median of repetitions)"
 jq -r -s '
 	(.[] | select(.type == "inventory") | .gpus[] |
-	 "inventory  \(.element): \(.name), \(.memory_bytes / 1e9 | floor) GB, bus \(.bus_id), NUMA \(.numa_node), PCIe at rest gen \(.pcie.current.gen // "?") x\(.pcie.current.width // "?") (max gen \(.pcie.max.gen // "?") x\(.pcie.max.width // "?")), ACS redirect \(.pcie_path.acs_redirect // "unknown"), IOMMU \(.pcie_path.iommu_group_type // "none")"),
+	 "inventory  \(.element): \(.name), \(.memory_bytes / 1e9 | floor) GB, bus \(.bus_id), NUMA \(.numa_node), PCIe at rest gen \(.pcie.current.gen // "?") x\(.pcie.current.width // "?") (max gen \(.pcie.max.gen // "?") x\(.pcie.max.width // "?")), ACS redirect \(if .pcie_path.acs_redirect == null then "unknown" else .pcie_path.acs_redirect end), IOMMU \(.pcie_path.iommu_group_type // "none")"),
 	([.[] | select(.type == "measurement" and .name == "pcie" and .test == "h2d")] | unique_by(.element)[]
-	 | "pcie link  \(.element) under load: gen \(.link.gen // "?") x\(.link.width // "?") of gen \(.link.max_gen // "?") x\(.link.max_width // "?") (\(.link.state // "?"), \(.link.source // "?")), downtrained \(.downtrained // "unknown")"),
+	 | "pcie link  \(.element) under load: gen \(.link.gen // "?") x\(.link.width // "?") of gen \(.link.max_gen // "?") x\(.link.max_width // "?") (\(.link.state // "?"), \(.link.source // "?")), downtrained \(if .downtrained == null then "unknown" else .downtrained end)"),
 	(.[] | select(.type == "inventory") | "versions   \(.host): \(.versions | to_entries | map("\(.key) \(.value)") | join(", "))"),
 	([.[] | select(.type == "measurement" and .name == "pcie")] as $p
 	 | ($p | map(.bytes) | max) as $max
