@@ -17,7 +17,8 @@ static const char *p_gpus;      /* --gpus: device ordinal per local rank */
 
 const struct cc_param gpu_params[] = {
 	{ "gpus", CC_PARAM_STRING, &p_gpus,
-	  "GPU probes, nccl backend: device of each local rank, e.g. 0,1,2,3 or 4-7 [local rank]" },
+	  "GPU probes, nccl backend, ib GPUDirect: device of each local rank, e.g. 0,1,2,3 or 4-7 "
+	  "[local rank; a rank that sees fewer GPUs than its host has ranks uses its own]" },
 	{ NULL, 0, NULL, NULL },
 };
 
