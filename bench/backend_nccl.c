@@ -16,7 +16,7 @@
  * of the job included): everything is derived from the mpictx given.
  */
 #include "backend.h"
-#include "../probes/gpu.h"
+#include "../gpu/gpu.h"
 
 #ifndef HAVE_NCCL
 const struct backend backend_nccl = {
@@ -153,7 +153,7 @@ static int create_comm(const struct mpictx *mpi, char *why, size_t len)
 		snprintf(why, len, "%s", nc.err);
 		mine = -1;
 	}
-	rc = gpu_agree(mpi->world, mine, mpi->host, why, len);
+	rc = run_agree(mpi->world, mine, mpi->host, why, len);
 	if (rc) {
 		pthread_mutex_lock(&nc.lock);
 		abort_locked();
@@ -176,13 +176,13 @@ static int nccl_init(const struct mpictx *mpi, char *why, size_t len)
 	why[0] = '\0';
 	MPI_Comm_rank(mpi->world, &nc.rank);
 	MPI_Comm_size(mpi->world, &nc.size);
-	mine = gpu_select(mpi->local_rank, &nc.dev, why, len);
+	mine = gpu_select(mpi, &nc.dev, why, len);
 	if (mine == 0 && (e = cudaStreamCreateWithFlags(&nc.stream, cudaStreamNonBlocking)) != cudaSuccess) {
 		gpu_cuda_fail(e, "cudaStreamCreate", why, len);
 		mine = 1;
 	}
 	/* every rank takes the same path: one rank without a GPU skips them all */
-	rc = gpu_agree(mpi->world, mine, mpi->host, why, len);
+	rc = run_agree(mpi->world, mine, mpi->host, why, len);
 	if (rc == 0)
 		rc = create_comm(mpi, why, len);
 	if (rc) {
@@ -390,6 +390,10 @@ static int nccl_wait(void)
 			return check_async();
 		if (e != cudaErrorNotReady)
 			return nc_cuda_fail("cudaStreamQuery", e);
+		/* give the core away in each idle poll, as nccl-tests does: with one core
+		 * per rank (srun's default, --bind-to core) a spin starves NCCL's proxy
+		 * thread, which drives the inter-node transfers */
+		sched_yield();
 		if (k % NC_POLL_EVERY)
 			continue;
 		if (check_async())
@@ -417,5 +421,6 @@ const struct backend backend_nccl = {
 	.start = nccl_start,
 	.wait = nccl_wait,
 	.error = nccl_error,
+	.transport = gpu_transport,
 };
 #endif

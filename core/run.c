@@ -3,6 +3,8 @@
 #include "timer.h"
 #include "watchdog.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,4 +101,75 @@ json_t *run_gather_json(MPI_Comm comm, json_t *mine)
 	free(lens);
 	free(displ);
 	return out;
+}
+
+int run_agree(MPI_Comm comm, int mine, const char *host, char *why, size_t len)
+{
+	int sev = mine < 0 ? 2 : mine > 0 ? 1 : 0, worst, rank, who, cand;
+	char buf[512] = "";
+
+	MPI_Comm_rank(comm, &rank);
+	MPI_Allreduce(&sev, &worst, 1, MPI_INT, MPI_MAX, comm);
+	if (worst == 0)
+		return 0;
+	cand = sev == worst ? rank : INT_MAX;
+	MPI_Allreduce(&cand, &who, 1, MPI_INT, MPI_MIN, comm);
+	if (rank == who)
+		snprintf(buf, sizeof(buf), "%s (rank %d on %s)", why[0] ? why : "failed", rank,
+			 host);
+	MPI_Bcast(buf, (int)sizeof(buf), MPI_CHAR, who, comm);
+	buf[sizeof(buf) - 1] = '\0';
+	snprintf(why, len, "%s", buf);
+	return worst == 2 ? -1 : 1;
+}
+
+int run_phase_end(struct cc_run *run, const char *name, int failed, const char *why)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), "%s", why);
+	if (!run_agree(run->mpi->world, failed ? -1 : 0, run->mpi->host, msg, sizeof(msg)))
+		return 0;
+	run_error(run, "probe", name, msg);
+	return -1;
+}
+
+extern char **environ;
+
+json_t *run_env_json(void)
+{
+	static const char *const prefixes[] = { "NCCL_", "UCX_", "OMPI_MCA_", NULL };
+	json_t *env = json_object();
+
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		int want = eq && !strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21);
+
+		for (int i = 0; !want && eq && prefixes[i]; i++)
+			want = !strncmp(*e, prefixes[i], strlen(prefixes[i]));
+		if (want) {
+			char name[256];
+
+			snprintf(name, sizeof(name), "%.*s", (int)(eq - *e), *e);
+			json_object_set_new(env, name, json_string(eq + 1));
+		}
+	}
+	return env;
+}
+
+int run_env_shared(const char *name)
+{
+	static const char *const mca[] = { "pml", "btl", "osc", "mtl", "coll", NULL };
+
+	if (!strncmp(name, "NCCL_", 5) || !strncmp(name, "UCX_", 4))
+		return 1;
+	if (strncmp(name, "OMPI_MCA_", 9))
+		return 0;
+	for (int i = 0; mca[i]; i++) {
+		size_t n = strlen(mca[i]);
+
+		if (!strncmp(name + 9, mca[i], n) && (name[9 + n] == '\0' || name[9 + n] == '_'))
+			return 1;
+	}
+	return 0;
 }
