@@ -470,8 +470,9 @@ static json_t *make_estimate(const struct eval *e)
 	struct est_inputs in = { 0 };
 	struct est_outputs out;
 	struct measured m;
-	json_t *j, *src, *meas, *notes;
-	char why[400], buf[48], desc[300];
+	json_t *j, *src, *meas, *notes, *compute, *mem;
+	char why[600], buf[48], desc[300];
+	int fits;
 	double ranks;
 
 	if (!s) {
@@ -502,11 +503,21 @@ static json_t *make_estimate(const struct eval *e)
 	in.busbw_GBps = m.busbw;
 	in.alpha_us = fit ? n_of(fit, "alpha_us") : NAN;
 	in.beta_GBps = fit ? n_of(fit, "beta_GBps") : NAN;
-	if (est_compute(&in, &out, why, sizeof(why)))
-		return not_made(w, why);
+	/* measured compute and memory (model_compute.c) */
+	compute = compute_rate(e, &in);
+	mem = compute_memory_fit(e, &in, &fits, why, sizeof(why));
+	if (!fits || est_compute(&in, &out, why, sizeof(why))) {
+		j = not_made(w, why);
+		json_object_set_new(j, "compute", compute);
+		json_object_set_new(j, "memory_fit", mem);
+		return j;
+	}
 	j = est_json(&in, &out);
-	if (!j)
+	if (!j) {
+		json_decref(compute);
+		json_decref(mem);
 		return json_null();
+	}
 	json_object_set_new(j, "made", json_true());
 	snprintf(desc, sizeof(desc), "%s %s %s on %.0f node(s), %.0f rank(s)%s", s_of(s, "backend") ?: "-",
 		 s_of(s, "dtype") ?: "-", s_of(s, "op") ?: "-", n_of(s, "nodes"), ranks,
@@ -543,6 +554,9 @@ static json_t *make_estimate(const struct eval *e)
 	json_object_set_new(j, "sources", src);
 	json_object_set_new(j, "measured", meas);
 	json_object_set_new(j, "notes", notes);
+	compute_label(j, compute);
+	json_decref(compute);
+	compute_memory_note(j, mem);
 	return j;
 }
 

@@ -34,6 +34,11 @@ static const struct wl_def {
 	[WL_OVERLAP] = { "overlap", T_FRAC, 0, 0 },
 	[WL_BACKEND] = { "backend", T_STR, 0, NAN },
 	[WL_DTYPE] = { "dtype", T_STR, 0, NAN },
+	/* measured compute and memory (report/model_compute.c, docs/compute.md) */
+	[WL_COMPUTE_DTYPE] = { "compute_dtype", T_STR, 0, NAN },     /* NaN: bf16 */
+	[WL_MATMUL_EFF] = { "matmul_efficiency", T_FRAC, 0, 0.5 },
+	[WL_WEIGHT_BYTES] = { "weight_bytes", T_POS, 0, 2 },
+	[WL_OPTIM_BYTES] = { "optimizer_bytes", T_NONNEG, 0, 12 },
 };
 
 const char *wl_key_name(int k)
@@ -132,7 +137,8 @@ int workload_set(struct workload *w, const char *key, const char *value, int fro
 	if (k == WL_N) {
 		snprintf(err, len, "unknown workload key '%s' (known: params, bytes_per_grad, dp_size, "
 			 "gpus, stage, tokens_per_step, total_tokens, peak_tflops, mfu, "
-			 "price_per_gpu_hour, bucket_bytes, overlap, backend, dtype)", key);
+			 "price_per_gpu_hour, bucket_bytes, overlap, backend, dtype, compute_dtype, "
+			 "matmul_efficiency, weight_bytes, optimizer_bytes)", key);
 		return -1;
 	}
 	if (from > 0 && w->from[k] > 0) {
@@ -214,6 +220,15 @@ int workload_check(const struct workload *w, const char *profile_name, char *err
 double workload_value(const struct workload *w, int k)
 {
 	return w->from[k] ? w->v[k] : defs[k].dflt;
+}
+
+const char *workload_source(const struct workload *w, int k, char *buf, size_t len)
+{
+	if (w->from[k] > 0)
+		snprintf(buf, len, "profile line %d", w->from[k]);
+	else
+		snprintf(buf, len, "%s", w->from[k] < 0 ? "--workload" : "default");
+	return buf;
 }
 
 void workload_free(struct workload *w)
