@@ -361,9 +361,16 @@ json_t *gpu_emit(struct cc_run *run, json_t *mine)
 		json_t *rec;
 
 		json_array_foreach(v, i, rec) {
+			/* "type": "error" or "skip": a failure or skip of that GPU alone (gemm) */
+			const char *type = json_string_value(json_object_get(rec, "type"));
+			json_t *out;
+
 			name_record(rec);
 			json_array_append(all, rec);
-			run_record(run, "measurement", json_deep_copy(rec));
+			out = json_deep_copy(rec);
+			if (type && !strcmp(type, "error"))
+				run->failures++;
+			run_record(run, type ? type : "measurement", out);
 		}
 	}
 	json_decref(per_rank);
