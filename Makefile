@@ -63,7 +63,7 @@ LDLIBS   += -libverbs -lrdmacm
 endif
 FEATURES := features: mpi=yes cuda=$(have_cuda) nccl=$(have_nccl) cublaslt=$(have_cublaslt) verbs=$(have_verbs) gnuplot=$(have_gnuplot)
 
-LIB_SRC  := $(wildcard core/*.c bench/*.c probes/*.c)
+LIB_SRC  := $(wildcard core/*.c gpu/*.c bench/*.c probes/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
 # ccreport links no MPI, CUDA, NCCL or verbs: plain cc, jansson and inih only
 RCC      ?= cc
@@ -77,6 +77,11 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/%)
 FUZZ_SECONDS ?= 60
+# the test double of CUDA, NVML and NCCL (tests/fakes/fake.h): every tests/fakes/fake*.c
+# goes into one library, LD_PRELOADed by the tests; fakecuda/ holds the NVML name
+# dlopen looks for. Built only where CUDA is (it needs the runtime's headers).
+FAKE_SRC := $(wildcard tests/fakes/fake*.c)
+FAKE_LIB := $(if $(filter yes,$(have_cuda)),$(B)/tests/libfakecuda.so)
 
 .PHONY: all check demo install clean deps features bench fuzz asan bench-report
 all: features $(B)/ccprobe $(B)/ccreport
@@ -115,6 +120,11 @@ $(B)/ccreport: $(B)/robj/report/main.o $(B)/libccreport.a
 $(B)/tests/gen_results: tests/report/gen_results.c
 	@mkdir -p $(dir $@)
 	$(RCC) $(CFLAGS) -o $@ $<
+
+$(B)/tests/libfakecuda.so: $(FAKE_SRC) tests/fakes/fake.h $(B)/features.txt
+	@mkdir -p $(B)/tests/fakecuda
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared -o $@ $(FAKE_SRC) -ldl
+	ln -sf ../libfakecuda.so $(B)/tests/fakecuda/libnvidia-ml.so.1
 
 # unit tests and fuzz targets named *_report_* test ccreport and link without MPI
 $(B)/tests/test_report_%: tests/unit/test_report_%.c $(B)/libccreport.a $(B)/features.txt
@@ -175,7 +185,7 @@ deps:
 	@scripts/deps.sh
 
 check: deps
-	@$(MAKE) --no-print-directory all $(TEST_BIN) $(FUZZ_BIN) $(B)/tests/gen_results
+	@$(MAKE) --no-print-directory all $(TEST_BIN) $(FUZZ_BIN) $(B)/tests/gen_results $(FAKE_LIB)
 	@tests/run.sh
 
 demo: deps

@@ -14,7 +14,7 @@
 #include "core/timer.h"
 #include "core/version.h"
 #include "core/watchdog.h"
-#include "probes/gpu.h"
+#include "gpu/gpu.h"
 #include "probes/probe.h"
 
 #include <errno.h>

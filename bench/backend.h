@@ -39,6 +39,9 @@ struct backend {
 	int (*start)(const struct coll_args *a);  /* run or enqueue one collective */
 	int (*wait)(void);                        /* until every started one is done */
 	const char *(*error)(void);               /* the last error, one line */
+	/* May be NULL; a non-NULL answer goes in each record's "transport" ("fake":
+	 * a test double ran it, and ccreport never judges the figures) */
+	const char *(*transport)(void);
 };
 
 /* The only list of backends, NULL-terminated. */

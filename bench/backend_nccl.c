@@ -16,7 +16,7 @@
  * of the job included): everything is derived from the mpictx given.
  */
 #include "backend.h"
-#include "../probes/gpu.h"
+#include "../gpu/gpu.h"
 
 #ifndef HAVE_NCCL
 const struct backend backend_nccl = {
@@ -153,7 +153,7 @@ static int create_comm(const struct mpictx *mpi, char *why, size_t len)
 		snprintf(why, len, "%s", nc.err);
 		mine = -1;
 	}
-	rc = gpu_agree(mpi->world, mine, mpi->host, why, len);
+	rc = run_agree(mpi->world, mine, mpi->host, why, len);
 	if (rc) {
 		pthread_mutex_lock(&nc.lock);
 		abort_locked();
@@ -182,7 +182,7 @@ static int nccl_init(const struct mpictx *mpi, char *why, size_t len)
 		mine = 1;
 	}
 	/* every rank takes the same path: one rank without a GPU skips them all */
-	rc = gpu_agree(mpi->world, mine, mpi->host, why, len);
+	rc = run_agree(mpi->world, mine, mpi->host, why, len);
 	if (rc == 0)
 		rc = create_comm(mpi, why, len);
 	if (rc) {
@@ -417,5 +417,6 @@ const struct backend backend_nccl = {
 	.start = nccl_start,
 	.wait = nccl_wait,
 	.error = nccl_error,
+	.transport = gpu_transport,
 };
 #endif

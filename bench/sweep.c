@@ -24,25 +24,6 @@
 
 #define POISON (-1.0)  /* never a pattern value: shows untouched output */
 
-size_t sweep_sizes(const struct cc_options *o, size_t *out, size_t max_out)
-{
-	size_t n = 0, s = o->min_bytes;
-
-	while (s <= o->max_bytes && n < max_out) {
-		size_t next;
-
-		out[n++] = s;
-		if (o->step)
-			next = s + o->step;
-		else
-			next = s * o->factor;
-		if (next <= s)  /* overflow, or a zero size that would not grow */
-			break;
-		s = next;
-	}
-	return n;
-}
-
 int sweep_parse_lists(const struct cc_options *o, enum cc_dtype *types, int *ntypes,
 		      enum cc_redop *ops, int *nops, char *err, size_t len)
 {
@@ -236,6 +217,8 @@ static void report(struct cc_run *run, const struct coll *coll, const struct bac
 			"host", mpi->hosts[mpi->rank_node[p->slowest_rank]]));
 	if (o->scale)
 		json_object_set_new(rec, "scale", json_true());
+	if (be->transport && be->transport())
+		json_object_set_new(rec, "transport", json_string(be->transport()));
 	run_record(run, "measurement", rec);
 	if (p->wrong) {
 		log_error("%s %s %s %zu B: %llu wrong elements", coll->name, dtype_name(a->dtype),
@@ -412,15 +395,15 @@ out:
 int sweep_backend_start(const struct backend *be, const struct mpictx *mpi, char *why,
 			size_t len)
 {
-	int rc = be->init(mpi, why, len), worst;
+	int rc = be->init(mpi, why, len), range[2] = { -rc, rc }, worst;
 
-	MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, mpi->world);
+	/* a backend whose init already agreed (nccl) keeps its tagged reason */
+	MPI_Allreduce(MPI_IN_PLACE, range, 2, MPI_INT, MPI_MAX, mpi->world);
+	worst = -range[0] == range[1] ? rc : run_agree(mpi->world, rc, mpi->host, why, len);
 	if (worst == 0)
 		return 0;
 	if (rc == 0)
 		be->fini();  /* it started here but not everywhere */
-	if (!why[0])
-		snprintf(why, len, "backend '%s' failed on another rank", be->name);
 	return worst;
 }
 

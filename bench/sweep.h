@@ -9,12 +9,6 @@
 #define SWEEP_MAX_SIZES 4096
 
 /*
- * The message sizes of a sweep: min, then times factor (or plus step) while
- * not above max. Returns how many were written to out (at most max_out).
- */
-size_t sweep_sizes(const struct cc_options *o, size_t *out, size_t max_out);
-
-/*
  * Parses the -d and --op lists. Returns 0, or -1 with a one-line message.
  */
 int sweep_parse_lists(const struct cc_options *o, enum cc_dtype *types, int *ntypes,

@@ -291,3 +291,22 @@ void options_usage(FILE *f, const struct cc_param *const *params)
 		"passed its deadline; 5 interrupted.\n"
 		"ccprobe %s\n", CCDIAG_VERSION);
 }
+
+size_t sweep_sizes(const struct cc_options *o, size_t *out, size_t max_out)
+{
+	size_t n = 0, s = o->min_bytes;
+
+	while (s <= o->max_bytes && n < max_out) {
+		size_t next;
+
+		out[n++] = s;
+		if (o->step)
+			next = s + o->step;
+		else
+			next = s * o->factor;
+		if (next <= s)  /* overflow, or a zero size that would not grow */
+			break;
+		s = next;
+	}
+	return n;
+}

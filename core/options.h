@@ -80,4 +80,11 @@ void options_one_line(char *msg);
 /* Splits a comma list into at most max items (pointers into a copy kept in *buf). */
 int options_split(const char *list, char **buf, const char **items, int max);
 
+/*
+ * The message sizes of a sweep (-b, -e, -f, -i): min, then times factor (or
+ * plus step) while not above max. Returns how many were written to out (at
+ * most max_out). Shared by the collective sweep and the GPU probes.
+ */
+size_t sweep_sizes(const struct cc_options *o, size_t *out, size_t max_out);
+
 #endif

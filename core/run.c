@@ -2,6 +2,8 @@
 #include "log.h"
 #include "timer.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,4 +95,35 @@ json_t *run_gather_json(MPI_Comm comm, json_t *mine)
 	free(lens);
 	free(displ);
 	return out;
+}
+
+int run_agree(MPI_Comm comm, int mine, const char *host, char *why, size_t len)
+{
+	int sev = mine < 0 ? 2 : mine > 0 ? 1 : 0, worst, rank, who, cand;
+	char buf[512] = "";
+
+	MPI_Comm_rank(comm, &rank);
+	MPI_Allreduce(&sev, &worst, 1, MPI_INT, MPI_MAX, comm);
+	if (worst == 0)
+		return 0;
+	cand = sev == worst ? rank : INT_MAX;
+	MPI_Allreduce(&cand, &who, 1, MPI_INT, MPI_MIN, comm);
+	if (rank == who)
+		snprintf(buf, sizeof(buf), "%s (rank %d on %s)", why[0] ? why : "failed", rank,
+			 host);
+	MPI_Bcast(buf, (int)sizeof(buf), MPI_CHAR, who, comm);
+	buf[sizeof(buf) - 1] = '\0';
+	snprintf(why, len, "%s", buf);
+	return worst == 2 ? -1 : 1;
+}
+
+int run_phase_end(struct cc_run *run, const char *name, int failed, const char *why)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), "%s", why);
+	if (!run_agree(run->mpi->world, failed ? -1 : 0, run->mpi->host, msg, sizeof(msg)))
+		return 0;
+	run_error(run, "probe", name, msg);
+	return -1;
 }

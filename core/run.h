@@ -46,6 +46,22 @@ void run_error(struct cc_run *run, const char *kind, const char *name, const cha
  */
 json_t *run_gather_json(MPI_Comm comm, json_t *mine);
 
+/*
+ * The collective decision over comm: every rank passes its own outcome
+ * (0 run, 1 skip, -1 error) and why (its own reason, "" for none); all
+ * ranks get the worst one, and the reason of the lowest rank that had it,
+ * tagged "(rank R on HOST)". Returns 0, 1 or -1.
+ */
+int run_agree(MPI_Comm comm, int mine, const char *host, char *why, size_t len);
+
+/*
+ * Ends a measuring phase of probe name (collective over run->mpi->world):
+ * every rank learns whether any failed (this rank's failure text in why),
+ * and rank 0 writes one error record with the lowest failing rank's text.
+ * Returns 0 when none failed, else -1.
+ */
+int run_phase_end(struct cc_run *run, const char *name, int failed, const char *why);
+
 /* The stats as a JSON object {n,min,median,mean,max,p99,cv}, values times scale. */
 json_t *run_stats_json(const struct stats *s, double scale);
 

@@ -15,7 +15,7 @@
  * docs/compute.md has the method and the records.
  */
 #include "gemm.h"
-#include "gpu.h"
+#include "../gpu/gpu.h"
 #include "probe.h"
 
 static const char *p_dtypes = "bf16";
@@ -72,7 +72,7 @@ const struct probe probe_gemm = {
 };
 #else
 
-#include "gpunvml.h"
+#include "../gpu/nvml_health.h"
 #include "../core/log.h"
 #include "../core/stats.h"
 #include "../core/timer.h"

@@ -11,7 +11,7 @@
  * limit or mode is changed. docs/compute.md has the fields.
  */
 #include "gpuhealth.h"
-#include "gpu.h"
+#include "../gpu/gpu.h"
 #include "probe.h"
 
 #include <ctype.h>
@@ -129,7 +129,7 @@ const struct probe probe_gpuhealth = {
 };
 #else
 
-#include "gpunvml.h"
+#include "../gpu/nvml_health.h"
 #include "../core/watchdog.h"
 
 #include <errno.h>

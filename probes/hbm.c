@@ -5,16 +5,10 @@
  * figure): bw = 2 x bytes x copies / time. Every GPU runs at once: device
  * memory is not shared between GPUs. docs/gpu.md has the method.
  */
-#include "gpu.h"
+#include "../gpu/gpu.h"
 #include "probe.h"
 
-#ifndef HAVE_CUDA
-const struct probe probe_hbm = {
-	.name = "hbm",
-	.summary = "device-memory copy bandwidth per GPU (read + write counted)",
-	.missing = "built without CUDA",
-};
-#else
+#ifdef HAVE_CUDA
 
 #include "../core/watchdog.h"
 
@@ -143,7 +137,7 @@ static int hbm_run(struct cc_run *run)
 		failed = hbm_measure(run, &g, &h, sizes[i], recs, why, sizeof(why)) != 0;
 	MPI_Barrier(mpi->world);
 	watchdog_disarm();
-	rc = gpu_phase_end(run, "hbm", failed, why);
+	rc = run_phase_end(run, "hbm", failed, why);
 	all = gpu_emit(run, recs);
 	if (mpi->rank == 0 && !run->opt->quiet)
 		hbm_print(run, all);
@@ -152,10 +146,15 @@ static int hbm_run(struct cc_run *run)
 	return rc ? CC_EXIT_FAIL : CC_EXIT_OK;
 }
 
+#endif /* HAVE_CUDA */
+
 const struct probe probe_hbm = {
 	.name = "hbm",
 	.summary = "device-memory copy bandwidth per GPU (read + write counted)",
+#ifdef HAVE_CUDA
 	.check = gpu_check_params,
 	.run = hbm_run,
-};
+#else
+	.missing = "built without CUDA",
 #endif
+};

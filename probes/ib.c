@@ -146,17 +146,7 @@ static int check_params(char *err, size_t len)
 	return -1;
 }
 
-#ifndef HAVE_VERBS
-
-const struct probe probe_ib = {
-	.name = "ib",
-	.summary = "RDMA WRITE bandwidth and latency per HCA rail, port counters, GPUDirect RDMA",
-	.missing = "built without libibverbs/librdmacm (headers not found, or USE_VERBS=no)",
-	.params = ib_params,
-	.check = check_params,
-};
-
-#else
+#ifdef HAVE_VERBS
 
 #include "ib_gpu.h"
 #include "ib_verbs.h"
@@ -1472,12 +1462,16 @@ counters:
 	return rc;
 }
 
+#endif /* HAVE_VERBS */
+
 const struct probe probe_ib = {
 	.name = "ib",
 	.summary = "RDMA WRITE bandwidth and latency per HCA rail, port counters, GPUDirect RDMA",
 	.params = ib_params,
 	.check = check_params,
+#ifdef HAVE_VERBS
 	.run = ib_run,
+#else
+	.missing = "built without libibverbs/librdmacm (headers not found, or USE_VERBS=no)",
+#endif
 };
-
-#endif /* HAVE_VERBS */

@@ -7,16 +7,10 @@
  * copy through host memory) and flagged p2p_access false, so a disabled
  * link shows as a slow, named pair. docs/gpu.md has the method.
  */
-#include "gpu.h"
+#include "../gpu/gpu.h"
 #include "probe.h"
 
-#ifndef HAVE_CUDA
-const struct probe probe_nvlink = {
-	.name = "nvlink",
-	.summary = "GPU-to-GPU copy bandwidth and latency matrix of each host (P2P)",
-	.missing = "built without CUDA",
-};
-#else
+#ifdef HAVE_CUDA
 
 #include "../core/stats.h"
 #include "../core/watchdog.h"
@@ -277,7 +271,7 @@ static int nvlink_run(struct cc_run *run)
 	}
 	MPI_Barrier(mpi->world);
 	watchdog_disarm();
-	rc = gpu_phase_end(run, "nvlink", failed, x.why);
+	rc = run_phase_end(run, "nvlink", failed, x.why);
 	all = gpu_emit(run, x.recs);
 	x.recs = NULL;
 	if (mpi->rank == 0 && !run->opt->quiet)
@@ -287,10 +281,15 @@ static int nvlink_run(struct cc_run *run)
 	return rc ? CC_EXIT_FAIL : CC_EXIT_OK;
 }
 
+#endif /* HAVE_CUDA */
+
 const struct probe probe_nvlink = {
 	.name = "nvlink",
 	.summary = "GPU-to-GPU copy bandwidth and latency matrix of each host (P2P)",
+#ifdef HAVE_CUDA
 	.check = gpu_check_params,
 	.run = nvlink_run,
-};
+#else
+	.missing = "built without CUDA",
 #endif
+};

@@ -9,17 +9,10 @@
  * a shared PCIe switch or root port shows as a drop, with the host's
  * aggregate in h2d_all_node / d2h_all_node.
  */
-#include "gpu.h"
+#include "../gpu/gpu.h"
 #include "probe.h"
 
-#ifndef HAVE_CUDA
-const struct probe probe_pcie = {
-	.name = "pcie",
-	.summary = "host<->device copy bandwidth per GPU and all GPUs at once, vs the PCIe link rate",
-	.missing = "built without CUDA",
-	.params = gpu_params,
-};
-#else
+#ifdef HAVE_CUDA
 
 #include "../core/stats.h"
 #include "../core/timer.h"
@@ -280,13 +273,13 @@ static void emit(struct pcie *p, json_t *all)
 	json_decref(got);
 }
 
-/* Ends a phase (gpu_phase_end), its name before the failure text. */
+/* Ends a phase (run_phase_end), its name before the failure text. */
 static int phase_ok(struct pcie *p, int failed, const char *phase)
 {
 	char why[400];
 
 	snprintf(why, sizeof(why), "%s: %s", phase, p->why);
-	return gpu_phase_end(p->run, "pcie", failed, why) == 0;
+	return run_phase_end(p->run, "pcie", failed, why) == 0;
 }
 
 static int pcie_run(struct cc_run *run)
@@ -343,11 +336,16 @@ static int pcie_run(struct cc_run *run)
 	return failed ? CC_EXIT_FAIL : CC_EXIT_OK;
 }
 
+#endif /* HAVE_CUDA */
+
 const struct probe probe_pcie = {
 	.name = "pcie",
 	.summary = "host<->device copy bandwidth per GPU and all GPUs at once, vs the PCIe link rate",
 	.params = gpu_params,
+#ifdef HAVE_CUDA
 	.check = gpu_check_params,
 	.run = pcie_run,
-};
+#else
+	.missing = "built without CUDA",
 #endif
+};

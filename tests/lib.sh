@@ -46,3 +46,13 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Keep loopback runs off UCX/verbs so they work on any machine.
 export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp OMPI_MCA_osc=^ucx
 export OMPI_MCA_btl_base_warn_component_unused=0
+
+# The CUDA/NVML/NCCL test double (tests/fakes/fake.h), for mpirun:
+#   mpirun ... "${T_FAKECUDA[@]}" -x CCDIAG_FAKECUDA_GPUS=2 build/ccprobe ...
+# Empty (and t_fakecuda_built false) when build/tests/libfakecuda.so is missing.
+T_FAKELIB=$T_ROOT/build/tests/libfakecuda.so
+T_FAKECUDA=()
+[ -f "$T_FAKELIB" ] && T_FAKECUDA=(-x LD_PRELOAD="$T_FAKELIB" -x LD_LIBRARY_PATH="$T_ROOT/build/tests/fakecuda")
+t_fakecuda_built() { [ -f "$T_FAKELIB" ]; }
+# per-rank visibility as Slurm's --gpus-per-task=1 gives it: run "$T_ONE_GPU" before ccprobe
+T_ONE_GPU=$T_ROOT/tests/fakes/one-gpu-per-rank.sh

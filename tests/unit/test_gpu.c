@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "../../core/options.h"
-#include "../../probes/gpu.h"
+#include "../../gpu/gpu.h"
 
 #define ROOT "tests/fixtures/sysfs"
 

@@ -1,9 +1,9 @@
 /*
- * probes/gpunvml.c: the NVML calls of gemm and gpuhealth (probes/gpunvml.h).
- * The declarations below are nvml.h's (a stable C ABI); the toolkit here
- * ships no nvml.h, and the driver's library is opened at run time.
+ * gpu/nvml_health.c: the NVML calls of gemm and gpuhealth (gpu/nvml_health.h),
+ * looked up in the library gpu/nvml.c opened. The declarations below are
+ * nvml.h's (a stable C ABI); every one is optional.
  */
-#include "gpunvml.h"
+#include "nvml_health.h"
 
 #include <string.h>
 
@@ -23,6 +23,8 @@ int gnv_reasons_bad(unsigned long long reasons)
 }
 
 #ifdef HAVE_CUDA
+#include "nvml.h"
+
 #include <dlfcn.h>
 #include <stdio.h>
 
@@ -44,12 +46,7 @@ typedef struct {                         /* nvmlEventData_t */
 } nv_event;
 
 static struct {
-	void *lib;
-	int tried, up;
-	char why[160];
-	nvret (*init)(void);
-	const char *(*error)(nvret);
-	nvret (*by_bus)(const char *, gnv_device *);
+	int tried;
 	/* optional: NULL when the driver's NVML lacks them */
 	nvret (*clock)(gnv_device, int, unsigned *);
 	nvret (*max_clock)(gnv_device, int, unsigned *);
@@ -75,28 +72,22 @@ static struct {
 	nvret (*set_free)(gnv_events);
 } nv;
 
-#define SYM(field, name) (*(void **)&nv.field = dlsym(nv.lib, name))
+#define SYM(field, name) (*(void **)&nv.field = dlsym(nvml.lib, name))
+
+static const char *error_text(nvret r)
+{
+	return nvml.error((nvmlReturn_t)r);
+}
 
 int gnv_open(char *why, size_t len)
 {
-	nvret r;
-
-	if (nv.tried) {
-		if (!nv.up)
-			snprintf(why, len, "%s", nv.why);
-		return nv.up ? 0 : -1;
+	if (gpu_nvml_open()) {
+		snprintf(why, len, "NVML: %s", nvml.why);
+		return -1;
 	}
+	if (nv.tried)
+		return 0;
 	nv.tried = 1;
-	nv.lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!nv.lib) {
-		snprintf(nv.why, sizeof(nv.why), "NVML: libnvidia-ml.so.1 not found (no NVIDIA driver)");
-		goto fail;
-	}
-	if (!SYM(init, "nvmlInit_v2") || !SYM(error, "nvmlErrorString") ||
-	    !SYM(by_bus, "nvmlDeviceGetHandleByPciBusId_v2")) {
-		snprintf(nv.why, sizeof(nv.why), "NVML: libnvidia-ml.so.1 lacks nvmlInit_v2");
-		goto close;
-	}
 	SYM(clock, "nvmlDeviceGetClockInfo");
 	SYM(max_clock, "nvmlDeviceGetMaxClockInfo");
 	SYM(app_clock, "nvmlDeviceGetApplicationsClock");
@@ -121,34 +112,15 @@ int gnv_open(char *why, size_t len)
 	SYM(register_events, "nvmlDeviceRegisterEvents");
 	SYM(set_wait, "nvmlEventSetWait_v2");
 	SYM(set_free, "nvmlEventSetFree");
-	r = nv.init();
-	if (r != NV_OK) {
-		snprintf(nv.why, sizeof(nv.why), "NVML: nvmlInit: %s", nv.error(r));
-		goto close;
-	}
-	nv.up = 1;
 	return 0;
-close:
-	dlclose(nv.lib);
-	nv.lib = NULL;
-fail:
-	snprintf(why, len, "%s", nv.why);
-	return -1;
 }
 
 int gnv_device_by_bus(const char *bus, gnv_device *d, char *why, size_t len)
 {
-	const char *colon = strchr(bus, ':');
-	char id[32];
-	nvret r;
-
 	if (gnv_open(why, len))
 		return -1;
-	/* NVML spells the domain with 8 digits */
-	snprintf(id, sizeof(id), "%s%s", colon && colon - bus == 4 ? "0000" : "", bus);
-	r = nv.by_bus(id, d);
-	if (r != NV_OK) {
-		snprintf(why, len, "NVML: no device at %s: %s", bus, nv.error(r));
+	if (gpu_nvml_device(bus, (nvmlDevice_t *)d)) {
+		snprintf(why, len, "NVML: no device at %s", bus);
 		return -1;
 	}
 	return 0;
@@ -315,7 +287,7 @@ int gnv_xid_register(gnv_device d, gnv_events *set, char *why, size_t len)
 		return -1;
 	}
 	if ((r = nv.set_create(set)) != NV_OK || (r = nv.register_events(d, EVENT_XID, *set)) != NV_OK) {
-		snprintf(why, len, "NVML: XID events: %s", nv.error(r));
+		snprintf(why, len, "NVML: XID events: %s", error_text(r));
 		if (*set)
 			nv.set_free(*set);
 		*set = NULL;

@@ -2,11 +2,13 @@
 #define CCDIAG_GPU_H
 
 /*
- * What the GPU probes (pcie, nvlink, hbm) and the nccl backend share:
- * device selection (--gpus), the collective run-or-skip decision with the
- * CUDA error text, NUMA-local pinned host buffers, copy timing with CUDA
- * events, the per-host GPU inventory record, and the per-host matrix
- * printed on stdout. docs/gpu.md describes the methods and records.
+ * The GPU layer: what the GPU probes (pcie, nvlink, hbm) and the nccl
+ * backend share, beneath both probes/ and bench/: device selection
+ * (--gpus; gpu/select.c), the per-host GPU inventory record and GPU names
+ * (gpu/inventory.c), NVML loaded at run time (gpu/nvml.h), NUMA-local
+ * pinned host buffers (gpu/mem.c), copy timing with CUDA events and the
+ * per-host matrix printed on stdout (gpu/copy.c). docs/gpu.md describes the
+ * methods and records.
  *
  * The pure helpers (parsing, picking, naming, formatting, arithmetic) are
  * built with or without CUDA, so unit tests cover them everywhere.
@@ -146,19 +148,11 @@ int gpu_open_failed(struct cc_run *run, const char *name, int rc, const char *wh
 int gpu_select(int local_rank, int *dev, char *why, size_t len);
 
 /*
- * The collective decision over comm: every rank passes its own outcome
- * (0 run, 1 skip, -1 error) and why; all ranks get the worst one, and the
- * reason of the lowest rank that had it, tagged "(rank R on HOST)".
+ * "fake" when the CUDA calls are answered by the test double (tests/fakes/,
+ * which exports ccdiag_test_double), else NULL. Records of a test double
+ * carry "transport": "fake", and ccreport never judges them.
  */
-int gpu_agree(MPI_Comm comm, int mine, const char *host, char *why, size_t len);
-
-/*
- * Ends a measuring phase of probe name (collective over run->mpi->world):
- * every rank learns whether any failed (this rank's failure text in why),
- * and rank 0 writes one error record with the lowest failing rank's text.
- * Returns 0 when none failed, else -1.
- */
-int gpu_phase_end(struct cc_run *run, const char *name, int failed, const char *why);
+const char *gpu_transport(void);
 
 /* The versions this binary links: {cuda_runtime, nccl} (built-in parts only); a new object. */
 json_t *gpu_build_versions(void);

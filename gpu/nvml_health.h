@@ -1,5 +1,5 @@
-#ifndef CCDIAG_GPUNVML_H
-#define CCDIAG_GPUNVML_H
+#ifndef CCDIAG_GPU_NVML_HEALTH_H
+#define CCDIAG_GPU_NVML_HEALTH_H
 
 /*
  * The NVML calls of the gemm and gpuhealth probes: clocks, power,
@@ -8,7 +8,8 @@
  * PCIe replay, NVLink errors, XID events). NVML is loaded with dlopen at
  * run time, never linked: it comes with the driver; every call is
  * optional (a driver without it, or a GPU that does not support it,
- * leaves that field null with the reason). Read-only: nothing here sets a
+ * leaves that field null with the reason). They are looked up in the
+ * library gpu/nvml.c loads. Read-only: nothing here sets a
  * clock, a power limit or a mode. docs/compute.md lists the fields.
  *
  * The pure helpers (reason names, classification) build everywhere.

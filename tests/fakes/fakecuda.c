@@ -1,0 +1,743 @@
+/*
+ * tests/fakes/fakecuda.c: the test double of the CUDA runtime and NVML calls
+ * ccprobe makes (tests/fakes/fake.h says what it fakes and how tests
+ * configure it). Only the calls ccprobe uses are here; a call it does not
+ * know falls through to the real library, which says "no CUDA device".
+ */
+#include "fake.h"
+
+#include <cuda_runtime.h>
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+/* ccprobe looks this symbol up to mark its records as coming from a test double. */
+const char ccdiag_test_double[] = "libfakecuda (tests/fakes)";
+
+static const char *const hgx_bus[8] = {
+	"0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0",
+	"0000:9a:00.0", "0000:ab:00.0", "0000:ba:00.0", "0000:db:00.0",
+};
+
+static struct {
+	int ready;
+	int nphys, nvis;
+	struct fake_gpu gpu[FAKE_MAX_GPUS];
+	int vis[FAKE_MAX_GPUS];          /* visible ordinal -> physical index */
+	int p2p[FAKE_MAX_GPUS][FAKE_MAX_GPUS];
+	double h2d, d2h, d2d, peer, staged; /* GB/s */
+	int fail, hang, exclusive;       /* physical GPU, -1 none */
+	char *file;                      /* the config file's text */
+} fk = { .fail = -1, .hang = -1 };
+
+#define FAKE_COPY_LAT_S 2e-6        /* every copy's fixed cost, so a 4-byte copy takes time */
+
+static __thread int cur;             /* current visible ordinal */
+
+const char *fake_cfg(const char *key)
+{
+	const char *v = getenv(key), *p;
+	size_t n = strlen(key);
+	static char buf[512];
+
+	if (v || !fk.file)
+		return v;
+	for (p = fk.file; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, key, n) && p[n] == '=') {
+			size_t l = strcspn(p + n + 1, "\n");
+
+			snprintf(buf, sizeof(buf), "%.*s", (int)l, p + n + 1);
+			return buf;
+		}
+	return NULL;
+}
+
+static void read_file(void)
+{
+	const char *path = getenv("CCDIAG_FAKECUDA_CONFIG");
+	FILE *f = path ? fopen(path, "r") : NULL;
+	long n;
+
+	if (!f)
+		return;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	fk.file = calloc(1, (size_t)n + 1);
+	if (fk.file && fread(fk.file, 1, (size_t)n, f) != (size_t)n)
+		fk.file[0] = '\0';
+	fclose(f);
+}
+
+static void set_pcie(struct fake_gpu *g, const char *s)
+{
+	sscanf(s, "%d:%d:%d", &g->idle_gen, &g->load_gen, &g->width);
+}
+
+static void hang_forever(void)
+{
+	for (;;)
+		sleep(1);
+}
+
+/* Reads the configuration once; the first runtime call is where cuInit would run. */
+static void setup(void)
+{
+	const char *v;
+
+	if (fk.ready)
+		return;
+	fk.ready = 1;
+	read_file();
+	v = fake_cfg("CCDIAG_FAKECUDA_HANG");
+	if (v && !strncmp(v, "init", 4)) {
+		const char *me = getenv("OMPI_COMM_WORLD_RANK");
+
+		if (v[4] != ':' || (me && atoi(v + 5) == atoi(me)))
+			hang_forever();
+	} else if (v) {
+		fk.hang = atoi(v);
+	}
+	v = fake_cfg("CCDIAG_FAKECUDA_GPUS");
+	fk.nphys = v ? atoi(v) : -1;
+	if (fk.nphys > FAKE_MAX_GPUS)
+		fk.nphys = FAKE_MAX_GPUS;
+	v = fake_cfg("CCDIAG_FAKECUDA_FAIL");
+	fk.fail = v ? atoi(v) : -1;
+	v = fake_cfg("CCDIAG_FAKECUDA_MODE");
+	fk.exclusive = v && !strcmp(v, "exclusive");
+	fk.h2d = 55, fk.d2h = 55, fk.d2d = 1500, fk.peer = 350, fk.staged = 8;
+	if ((v = fake_cfg("CCDIAG_FAKECUDA_RATES")))
+		sscanf(v, "%lf:%lf:%lf:%lf:%lf", &fk.h2d, &fk.d2h, &fk.d2d, &fk.peer, &fk.staged);
+	for (int i = 0; i < fk.nphys; i++) {
+		struct fake_gpu *g = &fk.gpu[i];
+		const char *list = fake_cfg("CCDIAG_FAKECUDA_BUS");
+
+		*g = (struct fake_gpu){ .phys = i, .idle_gen = 1, .load_gen = 5, .width = 16,
+					.max_gen = 5, .max_width = 16, .slow = 1 };
+		snprintf(g->bus, sizeof(g->bus), "%s", i < 8 ? hgx_bus[i] : "0000:ff:00.0");
+		if (list) {
+			const char *p = list;
+
+			for (int k = 0; k < i && p; k++)
+				p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+			if (p)
+				snprintf(g->bus, sizeof(g->bus), "%.*s", (int)strcspn(p, ","), p);
+		}
+		if ((v = fake_cfg("CCDIAG_FAKECUDA_PCIE")))
+			set_pcie(g, v);
+		if ((v = fake_cfg("CCDIAG_FAKECUDA_PCIE_GPU")) && atoi(v) == i && strchr(v, '='))
+			set_pcie(g, strchr(v, '=') + 1);
+		if ((v = fake_cfg("CCDIAG_FAKECUDA_SLOW")) && atoi(v) == i && strchr(v, ':'))
+			g->slow = atof(strchr(v, ':') + 1);
+		for (int k = 0; k < fk.nphys; k++)
+			fk.p2p[i][k] = i != k;
+	}
+	v = fake_cfg("CCDIAG_FAKECUDA_P2P");
+	if (v && strcmp(v, "all")) {
+		memset(fk.p2p, 0, sizeof(fk.p2p));
+		for (const char *p = v; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+			int a, b;
+
+			if (sscanf(p, "%d-%d", &a, &b) == 2 && a >= 0 && b >= 0 &&
+			    a < FAKE_MAX_GPUS && b < FAKE_MAX_GPUS && a != b)
+				fk.p2p[a][b] = 1;
+		}
+	}
+	v = getenv("CUDA_VISIBLE_DEVICES");
+	if (v && fk.nphys > 0) {
+		/* as the runtime: ordinals up to the first invalid one */
+		for (const char *p = v; p && *p && fk.nvis < fk.nphys;
+		     p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
+			char *end;
+			long d = strtol(p, &end, 10);
+
+			if (end == p || d < 0 || d >= fk.nphys)
+				break;
+			fk.vis[fk.nvis++] = (int)d;
+		}
+	} else {
+		for (int i = 0; i < fk.nphys; i++)
+			fk.vis[fk.nvis++] = i;
+	}
+}
+
+int fake_count(void)
+{
+	setup();
+	return fk.nphys < 0 ? -1 : fk.nvis;
+}
+
+struct fake_gpu *fake_gpu(int ordinal)
+{
+	setup();
+	return ordinal >= 0 && ordinal < fk.nvis ? &fk.gpu[fk.vis[ordinal]] : NULL;
+}
+
+struct fake_gpu *fake_current(void)
+{
+	return fake_gpu(cur);
+}
+
+int fake_touch(struct fake_gpu *g)
+{
+	if (!g)
+		return cudaErrorInvalidDevice;
+	if (g->ctx)
+		return cudaSuccess;
+	if (g->phys == fk.hang)
+		hang_forever();
+	if (g->phys == fk.fail)
+		return cudaErrorECCUncorrectable;
+	if (fk.exclusive)
+		for (int i = 0; i < fk.nphys; i++)
+			if (fk.gpu[i].ctx)
+				return cudaErrorDevicesUnavailable;
+	g->ctx = 1;
+	return cudaSuccess;
+}
+
+/* ------------------------------------------------------------------ memory */
+
+struct alloc {
+	void *p;
+	size_t n;
+	int phys;
+	struct alloc *next;
+};
+static struct alloc *allocs;
+
+/* The physical GPU whose memory p is in, or -1 for host memory. */
+static int owner(const void *p)
+{
+	for (struct alloc *a = allocs; a; a = a->next)
+		if ((const char *)p >= (const char *)a->p && (const char *)p < (const char *)a->p + a->n)
+			return a->phys;
+	return -1;
+}
+
+/* ------------------------------------------------------------------ streams */
+
+enum op_kind { OP_COPY, OP_HOSTFN, OP_EVENT, OP_WORK };
+
+struct op {
+	enum op_kind kind;
+	void *dst;
+	const void *src;
+	size_t bytes;
+	double sec;
+	struct fake_gpu *host_side;      /* a copy touching host memory: the link is loaded */
+	cudaHostFn_t fn;
+	void (*work)(void *);
+	void *arg;
+	struct fevent *ev;
+	struct op *next;
+};
+
+struct fstream {
+	int phys;
+	double t;                        /* virtual seconds */
+	struct op *head, *tail;
+};
+
+struct fevent {
+	double t;
+	int recorded;
+};
+
+static cudaError_t sticky;           /* cudaGetLastError */
+
+static void run_op(struct fstream *s, struct op *o)
+{
+	switch (o->kind) {
+	case OP_COPY:
+		memmove(o->dst, o->src, o->bytes);
+		s->t += o->sec;
+		if (o->host_side)
+			o->host_side->pending--;
+		break;
+	case OP_HOSTFN:
+		o->fn(o->arg);
+		break;
+	case OP_EVENT:
+		o->ev->t = s->t;
+		o->ev->recorded = 1;
+		break;
+	case OP_WORK:
+		if (o->work)
+			o->work(o->arg);
+		s->t += o->sec;
+		break;
+	}
+}
+
+static void flush(struct fstream *s)
+{
+	while (s && s->head) {
+		struct op *o = s->head;
+
+		s->head = o->next;
+		if (!s->head)
+			s->tail = NULL;
+		run_op(s, o);
+		free(o);
+	}
+}
+
+#define MAX_STREAMS 256
+static struct fstream *streams[MAX_STREAMS];
+
+static void flush_all(int phys)
+{
+	for (int i = 0; i < MAX_STREAMS; i++)
+		if (streams[i] && (phys < 0 || streams[i]->phys == phys))
+			flush(streams[i]);
+}
+
+static cudaError_t enqueue(cudaStream_t st, struct op *o)
+{
+	struct fstream *s = (struct fstream *)st, tmp = { 0 };
+
+	if (!s) {
+		/* the legacy default stream: waits for the others, runs at once */
+		flush_all(-1);
+		run_op(&tmp, o);
+		free(o);
+		return cudaSuccess;
+	}
+	o->next = NULL;
+	if (s->tail)
+		s->tail->next = o;
+	else
+		s->head = o;
+	s->tail = o;
+	return cudaSuccess;
+}
+
+int fake_stream_work(void *stream, double seconds, void (*fn)(void *), void *arg)
+{
+	struct op *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return cudaErrorMemoryAllocation;
+	*o = (struct op){ .kind = OP_WORK, .sec = seconds, .work = fn, .arg = arg };
+	return enqueue((cudaStream_t)stream, o);
+}
+
+/* ------------------------------------------------------------------ the runtime */
+
+#define NEED_DEVICE() do { if (fake_count() < 0) return cudaErrorNoDevice; } while (0)
+
+cudaError_t cudaGetDeviceCount(int *n)
+{
+	*n = 0;
+	NEED_DEVICE();
+	*n = fk.nvis;
+	return fk.nvis ? cudaSuccess : cudaErrorNoDevice;
+}
+
+cudaError_t cudaSetDevice(int d)
+{
+	NEED_DEVICE();
+	if (!fake_gpu(d))
+		return cudaErrorInvalidDevice;
+	cur = d;
+	/* since CUDA 12 cudaSetDevice creates the primary context */
+	return (cudaError_t)fake_touch(fake_gpu(d));
+}
+
+cudaError_t cudaGetDevice(int *d)
+{
+	NEED_DEVICE();
+	*d = cur;
+	return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetPCIBusId(char *id, int len, int d)
+{
+	NEED_DEVICE();
+	if (!fake_gpu(d))
+		return cudaErrorInvalidDevice;
+	/* the runtime spells it upper case with an 8-digit domain */
+	snprintf(id, (size_t)len, "0000%s", fake_gpu(d)->bus);
+	for (char *c = id; *c; c++)
+		if (*c >= 'a' && *c <= 'f')
+			*c = (char)(*c - 'a' + 'A');
+	return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *p, int d)
+{
+	struct fake_gpu *g;
+
+	NEED_DEVICE();
+	if (!(g = fake_gpu(d)))
+		return cudaErrorInvalidDevice;
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "NVIDIA H100 80GB HBM3 (ccdiag test double)");
+	for (int i = 0; i < 16; i++)
+		p->uuid.bytes[i] = (char)(i == 15 ? g->phys : 0xcd);
+	p->totalGlobalMem = (size_t)80 << 30;
+	p->major = 9;
+	p->multiProcessorCount = 132;
+	return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int d)
+{
+	NEED_DEVICE();
+	if (!fake_gpu(d))
+		return cudaErrorInvalidDevice;
+	switch (a) {
+	case cudaDevAttrMemoryClockRate: *v = 2619000; break;  /* kHz, H100 SXM */
+	case cudaDevAttrGlobalMemoryBusWidth: *v = 5120; break;
+	case cudaDevAttrComputeMode:
+		*v = fk.exclusive ? cudaComputeModeExclusiveProcess : cudaComputeModeDefault;
+		break;
+	default: *v = 0;
+	}
+	return cudaSuccess;
+}
+
+cudaError_t cudaDeviceCanAccessPeer(int *can, int a, int b)
+{
+	NEED_DEVICE();
+	if (!fake_gpu(a) || !fake_gpu(b))
+		return cudaErrorInvalidDevice;
+	*can = fk.p2p[fake_gpu(a)->phys][fake_gpu(b)->phys];
+	return cudaSuccess;
+}
+
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags)
+{
+	(void)flags;
+	NEED_DEVICE();
+	if (!fake_gpu(peer) || !fk.p2p[fake_current()->phys][fake_gpu(peer)->phys])
+		return cudaErrorPeerAccessUnsupported;
+	return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int *v)
+{
+	*v = 13000;
+	return cudaSuccess;
+}
+
+cudaError_t cudaGetLastError(void)
+{
+	cudaError_t e = sticky;
+
+	sticky = cudaSuccess;
+	return e;
+}
+
+cudaError_t cudaMalloc(void **p, size_t n)
+{
+	struct alloc *a;
+	int e;
+
+	NEED_DEVICE();
+	if ((e = fake_touch(fake_current())))
+		return (cudaError_t)e;
+	a = calloc(1, sizeof(*a));
+	*p = a ? malloc(n ? n : 1) : NULL;
+	if (!*p) {
+		free(a);
+		return cudaErrorMemoryAllocation;
+	}
+	*a = (struct alloc){ .p = *p, .n = n ? n : 1, .phys = fake_current()->phys, .next = allocs };
+	allocs = a;
+	return cudaSuccess;
+}
+
+cudaError_t cudaFree(void *p)
+{
+	NEED_DEVICE();
+	if (!p)  /* cudaFree(NULL): the usual way to create the context now */
+		return (cudaError_t)fake_touch(fake_current());
+	for (struct alloc **a = &allocs; *a; a = &(*a)->next)
+		if ((*a)->p == p) {
+			struct alloc *x = *a;
+
+			*a = x->next;
+			free(x->p);
+			free(x);
+			return cudaSuccess;
+		}
+	return cudaErrorInvalidValue;
+}
+
+cudaError_t cudaMemset(void *p, int v, size_t n)
+{
+	NEED_DEVICE();
+	flush_all(-1);
+	memset(p, v, n);
+	return cudaSuccess;
+}
+
+cudaError_t cudaHostRegister(void *p, size_t n, unsigned int flags)
+{
+	(void)p, (void)n, (void)flags;
+	NEED_DEVICE();
+	return cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void *p)
+{
+	(void)p;
+	return cudaSuccess;
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *st, unsigned int flags)
+{
+	struct fstream *s;
+	int e;
+
+	(void)flags;
+	NEED_DEVICE();
+	if ((e = fake_touch(fake_current())))
+		return (cudaError_t)e;
+	for (int i = 0; i < MAX_STREAMS; i++)
+		if (!streams[i]) {
+			s = calloc(1, sizeof(*s));
+			if (!s)
+				return cudaErrorMemoryAllocation;
+			s->phys = fake_current()->phys;
+			streams[i] = s;
+			*st = (cudaStream_t)s;
+			return cudaSuccess;
+		}
+	return cudaErrorMemoryAllocation;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t st)
+{
+	for (int i = 0; i < MAX_STREAMS; i++)
+		if (streams[i] == (struct fstream *)st) {
+			flush(streams[i]);
+			free(streams[i]);
+			streams[i] = NULL;
+			return cudaSuccess;
+		}
+	return cudaErrorInvalidResourceHandle;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t st)
+{
+	if (st)
+		flush((struct fstream *)st);
+	else
+		flush_all(-1);
+	return cudaSuccess;
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t st)
+{
+	/* the queued work "finishes" when someone looks */
+	return cudaStreamSynchronize(st);
+}
+
+cudaError_t cudaDeviceSynchronize(void)
+{
+	NEED_DEVICE();
+	flush_all(fake_current()->phys);
+	return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t *ev)
+{
+	*ev = (cudaEvent_t)calloc(1, sizeof(struct fevent));
+	return *ev ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t ev)
+{
+	free(ev);
+	return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t st)
+{
+	struct op *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return cudaErrorMemoryAllocation;
+	((struct fevent *)ev)->recorded = 0;
+	*o = (struct op){ .kind = OP_EVENT, .ev = (struct fevent *)ev };
+	return enqueue(st, o);
+}
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b)
+{
+	struct fevent *x = (struct fevent *)a, *y = (struct fevent *)b;
+
+	if (!x->recorded || !y->recorded)
+		return cudaErrorNotReady;
+	*ms = (float)((y->t - x->t) * 1e3);
+	return cudaSuccess;
+}
+
+cudaError_t cudaLaunchHostFunc(cudaStream_t st, cudaHostFn_t fn, void *arg)
+{
+	struct op *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return cudaErrorMemoryAllocation;
+	*o = (struct op){ .kind = OP_HOSTFN, .fn = fn, .arg = arg };
+	return enqueue(st, o);
+}
+
+/* A copy: its rate from where its ends are, and the host side's link loaded while queued. */
+static cudaError_t copy(void *dst, const void *src, size_t n, cudaStream_t st)
+{
+	int from = owner(src), to = owner(dst);
+	struct op *o;
+	double rate;
+	struct fake_gpu *g;
+
+	NEED_DEVICE();
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return cudaErrorMemoryAllocation;
+	if (from < 0 && to < 0)
+		rate = fk.d2h, g = NULL;
+	else if (from < 0)
+		rate = fk.h2d, g = &fk.gpu[to];
+	else if (to < 0)
+		rate = fk.d2h, g = &fk.gpu[from];
+	else if (from == to)
+		rate = fk.d2d, g = NULL;
+	else
+		rate = fk.p2p[from][to] ? fk.peer : fk.staged, g = NULL;
+	rate /= fk.gpu[from >= 0 ? from : to >= 0 ? to : 0].slow;
+	*o = (struct op){ .kind = OP_COPY, .dst = dst, .src = src, .bytes = n,
+			  .sec = FAKE_COPY_LAT_S + (double)n / (rate * 1e9), .host_side = st ? g : NULL };
+	if (o->host_side)
+		g->pending++;
+	return enqueue(st, o);
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind k,
+			    cudaStream_t st)
+{
+	(void)k;
+	return copy(dst, src, n, st);
+}
+
+cudaError_t cudaMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size_t n,
+				cudaStream_t st)
+{
+	(void)dd, (void)sd;
+	return copy(dst, src, n, st);
+}
+
+/* Error texts: the real runtime's, which needs no device. */
+const char *cudaGetErrorString(cudaError_t e)
+{
+	const char *(*real)(cudaError_t) = (const char *(*)(cudaError_t))dlsym(RTLD_NEXT,
+									      "cudaGetErrorString");
+
+	return real ? real(e) : "unknown error (test double)";
+}
+
+const char *cudaGetErrorName(cudaError_t e)
+{
+	const char *(*real)(cudaError_t) = (const char *(*)(cudaError_t))dlsym(RTLD_NEXT,
+									      "cudaGetErrorName");
+
+	return real ? real(e) : "cudaErrorUnknown";
+}
+
+/* ------------------------------------------------------------------ NVML */
+
+typedef int nvmlReturn_t;            /* NVML_SUCCESS 0, NOT_FOUND 6, UNINITIALIZED 1 */
+typedef struct fake_gpu *nvmlDevice_t;
+
+nvmlReturn_t nvmlInit_v2(void)
+{
+	return fake_count() < 0 ? 9 /* NVML_ERROR_DRIVER_NOT_LOADED */ : 0;
+}
+
+nvmlReturn_t nvmlShutdown(void)
+{
+	return 0;
+}
+
+const char *nvmlErrorString(nvmlReturn_t r)
+{
+	return r == 0 ? "Success" : r == 6 ? "Not Found" : r == 9 ? "Driver Not Loaded" :
+	       "Unknown Error";
+}
+
+nvmlReturn_t nvmlSystemGetDriverVersion(char *buf, unsigned int len)
+{
+	snprintf(buf, len, "580.00.00-fake");
+	return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *bus, nvmlDevice_t *d)
+{
+	setup();
+	/* NVML sees every GPU of the host, whatever CUDA_VISIBLE_DEVICES says */
+	for (int i = 0; i < fk.nphys; i++)
+		if (!strcasecmp(fk.gpu[i].bus, bus) ||
+		    (strlen(bus) == 16 && !strcasecmp(fk.gpu[i].bus, bus + 4))) {
+			*d = &fk.gpu[i];
+			return 0;
+		}
+	return 6;
+}
+
+static int any_peer(const struct fake_gpu *g)
+{
+	for (int k = 0; k < fk.nphys; k++)
+		if (fk.p2p[g->phys][k])
+			return 1;
+	return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t d, unsigned int link, int *on)
+{
+	if (link >= 18)
+		return 6;
+	*on = any_peer(d);
+	return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetNvLinkVersion(nvmlDevice_t d, unsigned int link, unsigned int *v)
+{
+	(void)d;
+	if (link >= 18)
+		return 6;
+	*v = 4;
+	return 0;
+}
+
+/* The link trains up while a copy to or from host memory is queued on the GPU. */
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t d, unsigned int *gen)
+{
+	*gen = (unsigned)(d->pending > 0 ? d->load_gen : d->idle_gen);
+	return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t d, unsigned int *w)
+{
+	*w = (unsigned)d->width;
+	return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t d, unsigned int *gen)
+{
+	*gen = (unsigned)d->max_gen;
+	return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned int *w)
+{
+	*w = (unsigned)d->max_width;
+	return 0;
+}
