@@ -168,14 +168,18 @@ static void ecc_counts(gnv_device d, json_t *h, json_t *un)
 	};
 	unsigned long long v = 0;
 
-	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
-		count(h, un, k[i].name, nv.mem_errors &&
-		      nv.mem_errors(d, k[i].err, k[i].cnt, k[i].loc, &v) == NV_OK, v);
+	int ok;
+
+	/* each call before its count is used: argument order is unspecified in C */
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		ok = nv.mem_errors && nv.mem_errors(d, k[i].err, k[i].cnt, k[i].loc, &v) == NV_OK;
+		count(h, un, k[i].name, ok, v);
+	}
 	/* every location summed, where per-location counters are not supported */
-	count(h, un, "ecc_uncorrected_volatile", nv.total_ecc &&
-	      nv.total_ecc(d, ERR_UNCORRECTED, CNT_VOLATILE, &v) == NV_OK, v);
-	count(h, un, "ecc_uncorrected_aggregate", nv.total_ecc &&
-	      nv.total_ecc(d, ERR_UNCORRECTED, CNT_AGGREGATE, &v) == NV_OK, v);
+	ok = nv.total_ecc && nv.total_ecc(d, ERR_UNCORRECTED, CNT_VOLATILE, &v) == NV_OK;
+	count(h, un, "ecc_uncorrected_volatile", ok, v);
+	ok = nv.total_ecc && nv.total_ecc(d, ERR_UNCORRECTED, CNT_AGGREGATE, &v) == NV_OK;
+	count(h, un, "ecc_uncorrected_aggregate", ok, v);
 }
 
 static void nvlink_counts(gnv_device d, json_t *h, json_t *un, json_t *links)
@@ -241,9 +245,14 @@ json_t *gnv_health(gnv_device d)
 		count(h, un, cause ? "retired_pages_dbe" : "retired_pages_sbe",
 		      r == NV_OK || r == NV_INSUFFICIENT_SIZE, cnt);
 	}
-	count(h, un, "retired_pages_pending", nv.retired_pending &&
-	      nv.retired_pending(d, &cur) == NV_OK, cur == 1);
-	count(h, un, "pcie_replay", nv.pcie_replay && nv.pcie_replay(d, &v) == NV_OK, v);
+	if (nv.retired_pending && nv.retired_pending(d, &cur) == NV_OK)
+		count(h, un, "retired_pages_pending", 1, cur == 1);
+	else
+		count(h, un, "retired_pages_pending", 0, 0);
+	if (nv.pcie_replay && nv.pcie_replay(d, &v) == NV_OK)
+		count(h, un, "pcie_replay", 1, v);
+	else
+		count(h, un, "pcie_replay", 0, 0);
 	nvlink_counts(d, h, un, links);
 	if (nv.persistence && nv.persistence(d, &cur) == NV_OK)
 		json_object_set_new(o, "persistence_mode", json_boolean(cur == 1));

@@ -92,6 +92,7 @@ const struct probe probe_gemm = {
 #define SAMPLE_S 0.1                   /* NVML sampling period and sustained batch length */
 #define MAX_SAMPLES 100000
 #define HEURISTICS 8
+#define MAX_BATCH 1000
 
 /* One rank's GPU and what it has done. */
 struct gemm {
@@ -129,8 +130,7 @@ static void gpu_failed(struct gemm *q, const char *test, const char *dtype, cons
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	q->dead = 1;
-	log_error("%s:%d: gemm %s on GPU %s: %s", q->run->mpi->host, q->run->mpi->rank, test,
-		  q->g.bus_id, msg);
+	log_error("gemm %s on GPU %s: %s", test, q->g.bus_id, msg);
 	json_array_append_new(q->recs, json_pack("{s:s, s:s, s:s, s:s?, s:s, s:n, s:s, s:s, s:s}",
 		"type", "error", "kind", "probe", "name", "gemm", "dtype", dtype, "test", test,
 		"element", "host", q->run->mpi->host, "bus_id", q->g.bus_id, "message", msg));
@@ -174,17 +174,19 @@ static int wait_event(struct gemm *q, cudaEvent_t ev, double deadline, struct gn
 	double t0 = timer_now();
 
 	for (;;) {
-		cudaError_t e = cudaEventQuery(ev);
+		cudaError_t e;
 
+		/* read while the products run: the clocks and reasons of a loaded GPU */
+		if (smp && q->nvml_ok && timer_now() >= *next_sample && *nsmp < MAX_SAMPLES) {
+			gnv_sample(q->nvdev, &smp[(*nsmp)++]);
+			*next_sample = timer_now() + SAMPLE_S;
+		}
+		e = cudaEventQuery(ev);
 		if (e == cudaSuccess)
 			return 0;
 		if (e != cudaErrorNotReady) {
 			snprintf(q->why, sizeof(q->why), "CUDA: %s", cudaGetErrorString(e));
 			return -1;
-		}
-		if (smp && q->nvml_ok && timer_now() >= *next_sample && *nsmp < MAX_SAMPLES) {
-			gnv_sample(q->nvdev, &smp[(*nsmp)++]);
-			*next_sample += SAMPLE_S;
 		}
 		if (timer_now() > deadline) {
 			snprintf(q->why, sizeof(q->why), "timeout: the GPU did not finish its products "
@@ -588,7 +590,9 @@ static json_t *clock_stats(const struct gnv_sample *s, int n, size_t off)
 static void sustained(struct gemm *q, struct lt_desc *l, int dt, const struct gemm_shape *sh,
 		      double t_med)
 {
-	int batch = t_med > 0 ? (int)fmax(1, round(SAMPLE_S / t_med)) : 1, nb = 0, nsmp = 0;
+	/* at most MAX_BATCH products queued at once, so the queue never fills */
+	int batch = t_med > 0 ? (int)fmin(MAX_BATCH, fmax(1, round(SAMPLE_S / t_med))) : 1;
+	int nb = 0, nsmp = 0;
 	int maxb = (int)(p_seconds / SAMPLE_S) * 4 + 16, counts[GNV_NREASONS] = { 0 }, bad = 0;
 	double *tf = calloc((size_t)maxb, sizeof(double)), t0, next, first, last;
 	struct gnv_sample *smp = calloc(MAX_SAMPLES, sizeof(*smp));
@@ -637,6 +641,9 @@ static void sustained(struct gemm *q, struct lt_desc *l, int dt, const struct ge
 	json_object_set_new(rec, "tflops_first", json_real(first));
 	json_object_set_new(rec, "tflops_last", json_real(last));
 	json_object_set_new(rec, "drop_pct", json_real(first > 0 ? 100 * (first - last) / first : 0));
+	if (gemm_peak_tflops(q->name, dt) > 0)
+		json_object_set_new(rec, "pct_of_peak", json_real(100 * st.median /
+								  gemm_peak_tflops(q->name, dt)));
 	algo_fields(rec, &l->algo);
 	json_object_set_new(rec, "nvml", json_string(q->nvml_ok ? "available" : q->nvml_why));
 	if (q->nvml_ok) {
@@ -735,7 +742,7 @@ static void sdc(struct gemm *q, struct lt_desc *l, int dt, const struct gemm_sha
 		snprintf(msg, sizeof(msg), "silent data corruption: %s %s product (seed %d, the same "
 			 "algorithm on every %s) has checksum %016llx, the other GPUs %016llx",
 			 dn, name, p_seed, q->name, mine, exp[mpi->rank]);
-		log_error("%s:%d: GPU %s: %s", mpi->host, mpi->rank, q->g.bus_id, msg);
+		log_error("GPU %s: %s", q->g.bus_id, msg);
 		json_array_append_new(q->recs, json_pack("{s:s, s:s, s:s, s:s, s:s, s:n, s:s, s:s, "
 			"s:s, s:s, s:s}", "type", "error", "kind", "probe", "name", "gemm", "test", "sdc",
 			"dtype", dn, "element", "host", mpi->host, "bus_id", q->g.bus_id,
@@ -843,12 +850,15 @@ static void gemm_print(struct cc_run *run, json_t *all)
 		else
 			printf("%7s", "-");
 		if (!strcmp(test, "sustained"))
-			printf("  first %.1f last %.1f, SM %.0f MHz, %.0f W, %.0f C max",
-			       json_number_value(json_object_get(r, "tflops_first")),
-			       json_number_value(json_object_get(r, "tflops_last")),
+			printf("  first %.1f last %.1f", json_number_value(json_object_get(r, "tflops_first")),
+			       json_number_value(json_object_get(r, "tflops_last")));
+		if (!strcmp(test, "sustained") && json_is_object(json_object_get(r, "sm_clock_mhz")))
+			printf(", SM %.0f MHz, %.0f W, %.0f C max, throttled in %lld samples",
 			       json_number_value(json_object_get(json_object_get(r, "sm_clock_mhz"), "median")),
 			       json_number_value(json_object_get(json_object_get(r, "power_w"), "max")),
-			       json_number_value(json_object_get(json_object_get(r, "temp_c"), "max")));
+			       json_number_value(json_object_get(json_object_get(r, "temp_c"), "max")),
+			       (long long)json_integer_value(json_object_get(json_object_get(r,
+				       "throttle_samples"), "any_other")));
 		printf("\n");
 	}
 	(void)run;
