@@ -13,11 +13,20 @@
 
 enum est_stage { EST_DDP, EST_ZERO1, EST_ZERO2, EST_ZERO3 };
 
+/* measured busbw (GB/s) of the all-rank all_reduce at a payload of bytes; NaN: none there */
+typedef double (*est_curve_fn)(double bytes, void *ctx);
+
 struct est_inputs {
 	double params;             /* model parameters (all of them, e.g. 7e9) */
 	double bytes_per_grad;     /* bytes per gradient element: 2 bf16/fp16, 4 fp32 */
-	int dp_size;               /* data-parallel ranks: GPUs in each gradient sync */
-	int gpus;                  /* GPUs of the job; gpus / dp_size = model-parallel degree */
+	double bytes_per_param;    /* bytes per parameter element the ZeRO all-gathers move; NaN = bytes_per_grad */
+	int dp_size;               /* data-parallel degree dp */
+	int tp, pp;                /* tensor- and pipeline-parallel degrees; 0 = 1 */
+	int gpus;                  /* GPUs of the job: tp x pp x dp */
+	int gpus_per_node;         /* GPUs sharing one node's NICs; 0 = gpus (one node) */
+	int ga_steps;              /* micro-batches per step (gradient accumulation); 0 = 1 */
+	double layers;             /* transformer layers (tp or pp > 1) */
+	double act_bytes;          /* bytes of one layer's activation per micro-batch (tokens x hidden x bytes) */
 	enum est_stage stage;      /* DDP, ZeRO-1, -2, -3 */
 	double tokens_per_step;    /* global batch, tokens */
 	double total_tokens;       /* tokens of the whole run */
@@ -25,19 +34,31 @@ struct est_inputs {
 	double mfu;                /* assumed model FLOPs utilisation, (0, 1] */
 	double price_gpu_hour;     /* price per GPU-hour, any currency; 0 = no cost */
 	double bucket_bytes;       /* gradient bucket: the payload of one collective call */
-	double overlap;            /* fraction of compute time that communication can hide under, [0, 1] */
+	double overlap;            /* fraction of compute time the data-parallel sync can hide under, [0, 1] */
 	/* measured, by ccprobe */
-	double busbw_GBps;         /* busbw at the bucket payload, at the dp_size scale (GB/s = 1e9 B/s) */
-	double alpha_us;           /* Hockney fit of all_reduce at that scale; NaN = none */
-	double beta_GBps;          /* its beta (bytes of S per second); NaN or <= 0 = none */
+	double busbw_GBps;         /* all-rank all_reduce busbw at the bucket payload (GB/s = 1e9 B/s) */
+	est_curve_fn busbw_at;     /* the same at any payload (tails, groups); NULL: busbw_GBps at every size */
+	void *curve;               /* busbw_at's context */
+	double alpha_us;           /* Hockney fit of that all_reduce: alpha; NaN = none */
+	double beta_GBps;          /* its beta (bytes of S per second), listed */
+	double beta_busbw_GBps;    /* beta x busbw factor at the fit's ranks; NaN: from beta and fit_ranks */
+	int fit_ranks;             /* ranks the fit measured; 0 = dp_size */
+	double tp_busbw_GBps;      /* intra-node all_reduce busbw at act_bytes (tp > 1); NaN = none */
+	double pair_GBps;          /* node-to-node bandwidth one pipeline send uses (pp > 1); NaN = none */
 };
 
 struct est_outputs {
-	double k;                  /* payload passes: 2 (DDP, ZeRO-1, -2) or 3 (ZeRO-3) */
-	double grad_bytes;         /* S: gradient bytes each rank syncs per step */
+	double k;                  /* data-parallel passes per step: 2, or 2 x ga_steps + 1 (ZeRO-3) */
+	double grad_bytes;         /* S: gradient bytes each GPU syncs per pass */
+	double param_bytes;        /* the parameter bytes of each all-gather (ZeRO) */
+	double groups;             /* data-parallel rings crossing each node (tp of them when tp fills a node) */
+	double dp_nodes;           /* nodes one data-parallel ring spans */
 	double buckets;            /* ceil(S / bucket_bytes) */
-	double sync_s;             /* gradient sync per step from busbw, seconds */
+	double sync_s;             /* data-parallel sync per step from busbw (+ latency_s), seconds */
+	double latency_s;          /* the ring latency the measured ranks did not pay (from the fit) */
 	double sync_fit_s;         /* the same from the Hockney fit; NaN without one */
+	double tp_s;               /* tensor-parallel all_reduces per step; 0 when tp = 1 */
+	double pp_s;               /* pipeline sends on the critical path per step; 0 when pp = 1 */
 	double compute_s;          /* compute per step */
 	double exposed_s;          /* communication not hidden under compute */
 	double step_s;             /* compute + exposed */
@@ -46,6 +67,7 @@ struct est_outputs {
 	double days;               /* steps x step / 86400 */
 	double gpu_hours;          /* gpus x steps x step / 3600 */
 	double cost;               /* gpu_hours x price */
+	double min_payload, max_payload; /* the payloads whose busbw was read */
 };
 
 /* The stage's name ("ddp", "zero1", "zero2", "zero3") and back (0, or -1 when unknown). */
@@ -83,9 +105,11 @@ struct scale_eff {
  * Efficiency of each node count against ideal scaling. busbw is normalised
  * per link, so ideal scaling keeps it flat: the ideal line is the base's
  * busbw, the base being base_nodes, or (0) the smallest node count of at
- * least 2 (one node measures no network). p must be sorted by nodes.
- * Fills out[0..n). Returns the base's index, or -1 when there is no usable
- * base (no point at that node count, or its busbw is not above 0).
+ * least 2 with a busbw above 0 (one node measures no network). Node counts
+ * of at least 2 below that base measured 0: a failed step, efficiency 0.
+ * p must be sorted by nodes. Fills out[0..n). Returns the base's index, or
+ * -1 when there is no usable base (no point at base_nodes or its busbw is
+ * not above 0; no node count of at least 2 above 0).
  */
 int est_scaling(const struct scale_point *p, size_t n, int base_nodes, struct scale_eff *out);
 

@@ -120,14 +120,15 @@ static int selects(const struct criterion *c, const struct sel *k, int strict)
 	       field_ok(k->dtype, c->dtype) && field_ok(k->op, c->op);
 }
 
+/* 0: *v is the record's value; -1: no usable value (missing, null, a string); -2: no measurement */
 static int metric_value(const struct criterion *c, const struct rv *r, double *v)
 {
 	double f;
 
-	if (c->npath == 1 ? rv_num(r, NULL, c->path[0], v) : rv_num(r, c->path[0], c->path[1], v))
-		return -1;
 	/* one rank moves nothing: its busbw is 0 by definition, no measurement (--scale, 1 node) */
 	if (!strcmp(c->path[0], "busbw_GBps") && !rv_num(r, NULL, "busbw_factor", &f) && f == 0)
+		return -2;
+	if (c->npath == 1 ? rv_num(r, NULL, c->path[0], v) : rv_num(r, c->path[0], c->path[1], v))
 		return -1;
 	return isfinite(*v) ? 0 : -1;
 }
@@ -139,6 +140,12 @@ static double spread_pct(const struct criterion *c, const struct rv *r)
 	if (!c->spread_of || rv_num(r, c->spread_of, "cv", &cv) || !isfinite(cv))
 		return 0;
 	return 100 * fabs(cv);
+}
+
+/* a bandwidth judged by "more is better": the metrics whose plateau and rate mean something */
+static int is_bandwidth(const struct criterion *c)
+{
+	return c->ge && !c->derived && (!strcmp(c->unit, "GB/s") || !strcmp(c->unit, "Gb/s"));
 }
 
 static int worse(const struct criterion *c, double a, double b)
@@ -272,6 +279,7 @@ static int measure(struct crit_state *s, const struct rv *r)
 	struct pt p = { 0 };
 	struct elem *el;
 	double bytes = 0, rate = 0;
+	int mv;
 
 	rv_num(r, NULL, "bytes", &bytes);
 	p.bytes = bytes >= 0 && bytes < 9e18 ? (long long)bytes : 0;
@@ -287,7 +295,8 @@ static int measure(struct crit_state *s, const struct rv *r)
 		s->scope_mismatch++;
 		return 0;
 	}
-	if (metric_value(c, r, &p.value)) {
+	mv = metric_value(c, r, &p.value);
+	if (mv == -2) {
 		s->nometric++;
 		return 0;
 	}
@@ -296,10 +305,16 @@ static int measure(struct crit_state *s, const struct rv *r)
 		s->fake++;
 		return 0;
 	}
-	s->records++;
 	el = elem_get(s, name, host);
 	if (!el)
 		return -1;
+	/* an element measured without the metric is missing evidence, never left out */
+	if (mv) {
+		s->nometric++;
+		el->nometric++;
+		return 0;
+	}
+	s->records++;
 	el->records++;
 	if (!rv_num(r, NULL, "rate_GBps", &rate) && rate > 0 && isfinite(rate))
 		p.rate = rate * (streq(c->unit, "Gb/s") ? 8 : 1);
@@ -307,6 +322,12 @@ static int measure(struct crit_state *s, const struct rv *r)
 	if (c->relative > 0 && !c->node_best && !p.rate) {
 		el->norate++;
 		return 0;
+	}
+	/* more than the link can carry is a fault of the measurement, not a fast link */
+	if (p.rate && is_bandwidth(c) && p.value > (1 + RATE_MARGIN) * p.rate &&
+	    p.value - (1 + RATE_MARGIN) * p.rate > el->imp_value - el->imp_limit) {
+		el->imp_value = p.value;
+		el->imp_limit = (1 + RATE_MARGIN) * p.rate;
 	}
 	p.judged = c->relative > 0 && !c->node_best ? p.value / p.rate : p.value;
 	p.spread = spread_pct(c, r);
@@ -323,6 +344,10 @@ int eval_add_value(struct crit_state *s, const char *element, double value)
 		return -1;
 	s->records++;
 	el->records++;
+	if (s->c->derived == DERIVED_SCALING && value > 100 * SCALING_EFF_MAX) {
+		el->imp_value = value;
+		el->imp_limit = 100 * SCALING_EFF_MAX;
+	}
 	return add_point(s->c, el, &p);
 }
 
@@ -359,6 +384,24 @@ static int note_series(struct eval *e, const struct rv *r)
 		cv = 0;
 	return json_array_append_new(json_object_get(s, "points"),
 				     json_pack("[I, f, f]", (json_int_t)bytes, bw, 100 * fabs(cv)));
+}
+
+/* the worst pair bandwidth at the largest size, for the estimate's pipeline sends (model.c) */
+static void note_pair(struct eval *e, const struct rv *r, const struct sel *k)
+{
+	int i = streq(k->name, "ib") && streq(k->test, "write_bw") ? 0 :
+		streq(k->name, "netpair") && streq(k->test, "bw_uni") ? 1 : -1;
+	double bytes = 0, gb, pass = 1;
+
+	rv_num(r, NULL, "bytes", &bytes);
+	rv_num(r, NULL, "pass", &pass);
+	if (i < 0 || rv_num(r, NULL, "bw_Gbps", &gb) || !(gb > 0) || !isfinite(gb) || pass != 1 ||
+	    streq(rv_str(r, "transport"), "fake") || bytes < e->pair[i].bytes)
+		return;
+	if (bytes > e->pair[i].bytes)
+		e->pair[i] = (struct pair_bw){ bytes, gb, 0 };
+	e->pair[i].Gbps = fmin(e->pair[i].Gbps, gb);
+	e->pair[i].n++;
 }
 
 static int note_netpair(struct eval *e, const struct rv *r)
@@ -540,6 +583,8 @@ int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 		rc = note_netpair(e, r);
 	else if (streq(k.kind, "probe") && (streq(k.name, "gemm") || streq(k.name, "gpuhealth")))
 		rc = compute_note(e, r);
+	if (streq(k.kind, "probe"))
+		note_pair(e, r, &k);
 	for (int i = 0; !rc && i < e->ncs; i++)
 		if (!e->cs[i].c->derived && selects(e->cs[i].c, &k, 1))
 			rc = measure(&e->cs[i], r);
@@ -675,6 +720,13 @@ int eval_read_mem(struct eval *e, const char *buf, size_t size, const char *name
 
 /* ---- judging ---- */
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
 static int cmp_judged_ge(const void *a, const void *b)
 {
 	double x = ((const struct pt *)a)->judged, y = ((const struct pt *)b)->judged;
@@ -695,16 +747,13 @@ static int cmp_bytes_desc(const void *a, const void *b)
 }
 
 /*
- * The value judged: at a fixed size (or any), the worst record; at the
- * plateau, the median of the worst values at the largest sizes (with two
- * sizes, the worse one).
+ * The worst direction at each size the element kept, in size order (the
+ * largest PLATEAU_SIZES at the plateau); the count. v holds 2 * PLATEAU_SIZES.
  */
-void elem_value(const struct criterion *c, const struct elem *el, struct pt *out)
+static int elem_sizes(const struct criterion *c, const struct elem *el, struct pt *v)
 {
-	struct pt v[2 * PLATEAU_SIZES];
 	int n = 0;
 
-	/* the worst direction at each size */
 	for (int i = 0; i < el->n; i++) {
 		int k;
 
@@ -715,16 +764,75 @@ void elem_value(const struct criterion *c, const struct elem *el, struct pt *out
 		else if (worse(c, el->pt[i].judged, v[k].judged))
 			v[k] = el->pt[i];
 	}
+	qsort(v, n, sizeof(*v), cmp_bytes_desc);
+	if (n > PLATEAU_SIZES)
+		n = PLATEAU_SIZES;
+	/* smallest first */
+	for (int i = 0; i < n / 2; i++) {
+		struct pt t = v[i];
+
+		v[i] = v[n - 1 - i];
+		v[n - 1 - i] = t;
+	}
+	return n;
+}
+
+/*
+ * The value judged: at a fixed size (or any), the worst record; at the
+ * plateau, the median of the worst values at the largest sizes (with two
+ * sizes, the worse one).
+ */
+void elem_value(const struct criterion *c, const struct elem *el, struct pt *out)
+{
+	struct pt v[2 * PLATEAU_SIZES];
+	int n = elem_sizes(c, el, v);
+
 	if (n <= 1) {
 		*out = v[0];
 		return;
 	}
 	/* the plateau: the largest PLATEAU_SIZES sizes, their median (worse of the middle two) */
-	qsort(v, n, sizeof(*v), cmp_bytes_desc);
-	if (n > PLATEAU_SIZES)
-		n = PLATEAU_SIZES;
 	qsort(v, n, sizeof(*v), c->ge ? cmp_judged_ge : cmp_judged_le);
 	*out = v[(n - 1) / 2];
+}
+
+/*
+ * The shape of a plateau (docs/profiles.md): "rising" when the values climb
+ * at every size and the largest is more than PLATEAU_RISE above the value
+ * judged (the curve never flattened: the bound judged a slope), "collapse"
+ * when the largest size reads less than PLATEAU_DROP of it (the median hid a
+ * fault at the size that matters most). NULL when it looks like a plateau.
+ */
+#define PLATEAU_RISE 0.10
+#define PLATEAU_DROP 0.5
+static const char *plateau_shape(const struct criterion *c, const struct elem *el, const struct pt *judged)
+{
+	struct pt v[2 * PLATEAU_SIZES];
+	int n, up = 1;
+
+	if (c->size != SIZE_PLATEAU || !is_bandwidth(c))
+		return NULL;
+	n = elem_sizes(c, el, v);
+	if (n < 2 || !(judged->judged > 0))
+		return NULL;
+	for (int i = 1; i < n; i++)
+		up &= v[i].judged >= v[i - 1].judged;
+	if (up && v[n - 1].judged > (1 + PLATEAU_RISE) * judged->judged)
+		return "rising";
+	if (v[n - 1].judged < PLATEAU_DROP * judged->judged)
+		return "collapse";
+	return NULL;
+}
+
+json_t *elem_plateau_json(const struct criterion *c, const struct elem *el)
+{
+	struct pt v[2 * PLATEAU_SIZES];
+	int n = elem_sizes(c, el, v);
+	json_t *a = json_array();
+
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("[I, f]", (json_int_t)v[i].bytes, v[i].value));
+	return a;
 }
 
 static double elem_bound(const struct criterion *c, const struct pt *p)
@@ -758,10 +866,18 @@ static void sort_array(json_t *a, int (*cmp)(const void *, const void *))
 	free(v);
 }
 
+/*
+ * Peers are judged against a reference a slow minority, or half, cannot
+ * drag: the upper quartile of the values judged (the lower one where less is
+ * better), as gpu-fryer and ClusterKit judge against the best (the best alone
+ * is one noisy, or implausible, record). An element worse than the reference
+ * by more than the tolerance is an outlier.
+ */
+#define OUTLIER_QUANTILE 0.75
 static int find_outliers(struct eval *e, struct crit_state *s, const struct pt *vals, const int *judged)
 {
 	const struct criterion *c = s->c;
-	double *v, med, tol = c->outlier_tol;
+	double *v, ref, tol = c->outlier_tol;
 	int n = 0, found = 0;
 
 	if (!(tol > 0) || s->nel < 3)
@@ -776,22 +892,25 @@ static int find_outliers(struct eval *e, struct crit_state *s, const struct pt *
 		free(v);
 		return 0;
 	}
-	med = stats_median(v, n);
+	qsort(v, n, sizeof(*v), cmp_double);
+	ref = stats_quantile_sorted(v, n, c->ge ? OUTLIER_QUANTILE : 1 - OUTLIER_QUANTILE);
 	free(v);
 	for (int i = 0; i < s->nel; i++) {
 		const struct pt *p = &vals[i];
-		double off = c->ge ? (med - p->judged) / med : (p->judged - med) / med;
-		double peer = c->relative > 0 ? med * p->rate : med;
+		double off = c->ge ? (ref - p->judged) / ref : (p->judged - ref) / ref;
+		double peer = c->relative > 0 ? ref * p->rate : ref;
 
 		/* elements that fail their bound are named there already */
-		if (!judged[i] || med <= 0 || off <= tol || worse(c, p->judged, c->relative > 0 ? c->relative : c->bound))
+		if (!judged[i] || ref <= 0 || off <= tol || worse(c, p->judged, c->relative > 0 ? c->relative : c->bound))
 			continue;
 		/* named up to VALUES_MAX per criterion, all counted */
 		if (found++ >= VALUES_MAX)
 			continue;
-		json_array_append_new(e->outliers, json_pack("{s:s, s:s, s:s, s:f, s:f, s:f, s:s}",
+		json_array_append_new(e->outliers, json_pack("{s:s, s:s, s:s, s:f, s:f, s:s, s:f, s:f, s:s}",
 			"criterion", c->id, "element", s->el[i].name, "host", s->el[i].host,
-			"value", p->value, "peer_median", peer, "below_pct", 100 * off, "unit", c->unit));
+			"value", p->value, "peer_reference", peer, "reference",
+			c->ge ? "upper quartile of the peers" : "lower quartile of the peers",
+			"below_pct", 100 * off, "tolerance_pct", 100 * tol, "unit", c->unit));
 	}
 	return found;
 }
@@ -912,20 +1031,132 @@ static void node_best(struct crit_state *s, struct pt *vals)
 	}
 }
 
+/* "NAME, NAME, NAME (and N more)" of the elements i where pick(el) holds; malloc'd */
+#define NAMES_LISTED 3
+static char *elem_names(const struct crit_state *s, long (*count)(const struct elem *), int *n)
+{
+	char *out = NULL, *t;
+
+	*n = 0;
+	for (int i = 0; i < s->nel; i++) {
+		if (!count(&s->el[i]))
+			continue;
+		if (++*n > NAMES_LISTED)
+			continue;
+		if (asprintf(&t, "%s%s%s", out ?: "", out ? ", " : "", s->el[i].name) < 0)
+			break;
+		free(out);
+		out = t;
+	}
+	if (*n > NAMES_LISTED && out && asprintf(&t, "%s (and %d more)", out, *n - NAMES_LISTED) >= 0) {
+		free(out);
+		out = t;
+	}
+	return out;
+}
+
+static long el_nometric(const struct elem *el)
+{
+	return el->nometric;
+}
+
+static long el_norate(const struct elem *el)
+{
+	return !el->nometric && el->norate;
+}
+
+/* "A; B": each part may be NULL or empty; malloc'd, NULL when both are */
+static char *join(char *a, const char *b)
+{
+	char *t;
+
+	if (!b || !*b)
+		return a;
+	if (!a)
+		return strdup(b);
+	if (asprintf(&t, "%s; %s", a, b) < 0)
+		return a;
+	free(a);
+	return t;
+}
+
+/*
+ * Why some elements were not judged: measured without the metric, or, under
+ * a fraction-of-rate bound, without a rate. Never a pass on the rest
+ * (docs/profiles.md). NULL when every element was judged.
+ */
+static char *partial_reason(const struct crit_state *s, const char *what)
+{
+	char *names, *out = NULL, *t;
+	int n;
+
+	names = elem_names(s, el_nometric, &n);
+	if (n && asprintf(&out, "no value of %s in the records of %d of %d %ss: %s", s->c->metric, n,
+			  s->nel, what, names ?: "") < 0)
+		out = NULL;
+	free(names);
+	names = elem_names(s, el_norate, &n);
+	if (n && asprintf(&t, "no rate reported for %d of %d %ss (the bound is a fraction of it): %s", n,
+			  s->nel, what, names ?: "") >= 0) {
+		out = join(out, t);
+		free(t);
+	}
+	free(names);
+	return out;
+}
+
+/* the questioned elements, for the reason: "2 implausible (a, b)" */
+static char *list_reason(const json_t *a, const char *what)
+{
+	size_t i, n = json_array_size(a);
+	const json_t *v;
+	char *out = NULL, *t;
+
+	if (!n)
+		return NULL;
+	if (asprintf(&out, "%zu %s (", n, what) < 0)
+		return NULL;
+	json_array_foreach(a, i, v) {
+		if (i == NAMES_LISTED) {
+			if (asprintf(&t, "%s and %zu more", out, n - i) >= 0) {
+				free(out);
+				out = t;
+			}
+			break;
+		}
+		if (asprintf(&t, "%s%s%s%s%s", out, i ? ", " : "",
+			     json_string_value(json_object_get(v, "element")),
+			     json_object_get(v, "shape") ? ": " : "",
+			     json_string_value(json_object_get(v, "shape")) ?: "") < 0)
+			break;
+		free(out);
+		out = t;
+	}
+	if (asprintf(&t, "%s)", out) >= 0) {
+		free(out);
+		out = t;
+	}
+	return out;
+}
+
 static void judge(struct eval *e, struct crit_state *s)
 {
 	const struct criterion *c = s->c;
 	struct pt *vals = calloc(s->nel ? s->nel : 1, sizeof(*vals));
 	int *judged = calloc(s->nel ? s->nel : 1, sizeof(*judged));
-	int nfail = 0, norate = 0, njudged = 0, outl, worst = -1;
-	char *missing = NULL;
+	int nfail = 0, njudged = 0, outl, worst = -1;
+	char *missing = NULL, *partial = NULL, *also = NULL, *odd = NULL, *t;
 	/* what an element is, in the reason */
 	const char *what = c->derived == DERIVED_SCALING ? "node count" :
 			   c->derived ? "estimate" : rpt_scope_name(c->scope);
 
 	s->failures = json_array();
 	s->values = json_array();
-	if (!vals || !judged || !s->failures || !s->values)
+	s->incomplete = json_array();
+	s->implausible = json_array();
+	s->plateau = json_array();
+	if (!vals || !judged || !s->failures || !s->values || !s->incomplete || !s->implausible ||
+	    !s->plateau)
 		goto out;
 	for (int i = 0; i < s->nel; i++) {
 		if (s->el[i].n)
@@ -936,10 +1167,12 @@ static void judge(struct eval *e, struct crit_state *s)
 	for (int i = 0; i < s->nel; i++) {
 		struct elem *el = &s->el[i];
 		struct pt *p = &vals[i];
+		const char *shape;
 		double b;
 
-		if (!el->n) {
-			norate++;
+		/* partial evidence: the element is named, never judged on what is left */
+		if (el->nometric || el->norate || !el->n) {
+			json_array_append_new(s->incomplete, json_string(el->name));
 			continue;
 		}
 		judged[i] = 1;
@@ -947,6 +1180,16 @@ static void judge(struct eval *e, struct crit_state *s)
 		b = elem_bound(c, p);
 		if (worst < 0 || worse(c, p->judged, vals[worst].judged))
 			worst = i;
+		if (el->imp_limit > 0)
+			json_array_append_new(s->implausible, json_pack("{s:s, s:s, s:f, s:f, s:s, s:s}",
+				"element", el->name, "host", el->host, "value", el->imp_value, "limit",
+				el->imp_limit, "unit", c->unit, "why", c->derived == DERIVED_SCALING ?
+				"busbw above the base's by more than the scaling limit: a measurement fault" :
+				"above the element's rate by more than the margin: a measurement fault"));
+		shape = plateau_shape(c, el, p);
+		if (shape)
+			json_array_append_new(s->plateau, json_pack("{s:s, s:s, s:s, s:o}", "element",
+				el->name, "host", el->host, "shape", shape, "points", elem_plateau_json(c, el)));
 		if (!worse(c, p->judged, c->relative > 0 ? c->relative : c->bound))
 			continue;
 		nfail++;
@@ -965,21 +1208,25 @@ static void judge(struct eval *e, struct crit_state *s)
 		s->worst_pt = vals[worst];
 	outl = find_outliers(e, s, vals, judged);
 	missing = count_missing(e, s);
+	partial = partial_reason(s, what);
+	also = join(join(partial ? strdup(partial) : NULL, s->skip_reason), s->skip_reason ? NULL : missing);
+	/* what a pass must not hide: faults in the figures, curves that never flattened */
+	odd = list_reason(s->implausible, "implausible");
+	t = list_reason(s->plateau, "plateau(s) questioned");
+	odd = join(odd, t);
+	free(t);
 
 	if (nfail) {
 		s->verdict = c->fail ? V_FAIL : V_WARN;
-		set_reason(s, "%d of %d %s%s below the bound%s%s", nfail, njudged,
-			   what, njudged > 1 ? "s" : "",
-			   s->skips || missing ? "; also incomplete: " : "",
-			   s->skip_reason ? s->skip_reason : missing ? missing : "");
-		if (!c->ge)
-			memcpy(strstr(s->reason, "below"), "above", 5);
+		set_reason(s, "%d of %d %s%s %s the bound%s%s%s%s", nfail, njudged,
+			   what, njudged > 1 ? "s" : "", c->ge ? "below" : "above",
+			   also ? "; also incomplete: " : "", also ?: "", odd ? "; " : "", odd ?: "");
 	} else if (s->errors) {
 		s->verdict = c->fail ? V_FAIL : V_WARN;
 		set_reason(s, "%ld measurement(s) failed: %s", s->errors, s->error_msg);
 	} else if (s->skips) {
 		s->verdict = V_INCOMPLETE;
-		set_reason(s, "%s", s->skip_reason);
+		set_reason(s, "%s%s%s", s->skip_reason, partial ? "; also incomplete: " : "", partial ?: "");
 	} else if (s->fake) {
 		s->verdict = V_INCOMPLETE;
 		set_reason(s, "not judged: %ld record(s) from the test transport (transport \"fake\": "
@@ -1001,24 +1248,35 @@ static void judge(struct eval *e, struct crit_state *s)
 			   s->nometric ? "the records have no such metric" :
 			   s->scope_mismatch ? "the records are of another scope" :
 			   s->other_size ? "no record at this size" : "not in the results");
-	} else if (norate) {
+	} else if (partial || missing) {
 		s->verdict = V_INCOMPLETE;
-		set_reason(s, "incomplete: no rate reported for %d of %d %ss (the bound is a fraction of it)",
-			   norate, s->nel, what);
-	} else if (missing) {
-		s->verdict = V_INCOMPLETE;
-		set_reason(s, "incomplete: %s", missing);
-	} else if (outl) {
+		set_reason(s, "incomplete: %s", also);
+	} else if (outl || odd) {
+		char ol[80] = "";
+
+		if (outl)
+			snprintf(ol, sizeof(ol), ", %d outlier(s) %s their peers", outl, c->ge ? "below" : "above");
 		s->verdict = V_WARN;
-		set_reason(s, "%d of %d %ss within the bound, %d outlier(s) below their peers", njudged,
-			   njudged, what, outl);
+		set_reason(s, "%d of %d %s%s within the bound%s%s%s", njudged, njudged, what,
+			   njudged > 1 ? "s" : "", ol, odd ? "; " : "", odd ?: "");
 	} else {
 		s->verdict = V_PASS;
 		set_reason(s, "%d of %d %s%s within the bound", njudged, njudged,
 			   what, njudged > 1 ? "s" : "");
 	}
+	/* a value the model extrapolated far is a hint, not evidence (model.c) */
+	if (s->caveat && njudged && (s->verdict == V_PASS || s->verdict == V_FAIL)) {
+		t = s->reason;
+		s->reason = NULL;
+		set_reason(s, "%s; a warn, not a pass or fail: %s", t ?: "", s->caveat);
+		free(t);
+		s->verdict = V_WARN;
+	}
 out:
 	free(missing);
+	free(partial);
+	free(also);
+	free(odd);
 	free(vals);
 	free(judged);
 }
@@ -1042,9 +1300,13 @@ void eval_free(struct eval *e)
 		free(s->skip_reason);
 		free(s->error_msg);
 		free(s->why_none);
+		free(s->caveat);
 		free(s->reason);
 		json_decref(s->failures);
 		json_decref(s->values);
+		json_decref(s->incomplete);
+		json_decref(s->implausible);
+		json_decref(s->plateau);
 	}
 	free(e->cs);
 	for (int i = 0; i < e->nhosts; i++)

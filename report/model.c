@@ -55,8 +55,9 @@ int model_note_fit(struct eval *e, const struct rv *r)
 	rv_num(r, NULL, "nodes", &nodes);
 	series_key_of(key, sizeof(key), rv_str(r, "name"), rv_str(r, "backend"), rv_str(r, "dtype"),
 		      rv_str(r, "op"), nodes, rv_true(r, "scale"));
-	f = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "alpha_us", num_or_null(r, "alpha_us"),
-		      "beta_GBps", num_or_null(r, "beta_GBps"), "busbw_factor", num_or_null(r, "busbw_factor"),
+	f = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "alpha_us", num_or_null(r, "alpha_us"),
+		      "beta_GBps", num_or_null(r, "beta_GBps"), "beta_busbw_GBps", num_or_null(r, "beta_busbw_GBps"),
+		      "ranks", int_or_null(r, "ranks"), "busbw_factor", num_or_null(r, "busbw_factor"),
 		      "r2", num_or_null(r, "r2"), "rel_rms", num_or_null(r, "rel_rms"),
 		      "n", int_or_null(r, "n"), "min_bytes", int_or_null(r, "min_bytes"),
 		      "max_bytes", int_or_null(r, "max_bytes"));
@@ -281,27 +282,43 @@ static void judge_scaling(struct crit_state *cs, const struct group *g, int ng)
 		const json_t *s = g[i].any;
 		struct scale_eff eff[64];
 		char el[160], tail[100] = "";
-		int base;
+		int base, failed;
 
 		if (strcmp(s_of(s, "name") ?: "", c->collective) || !field_ok(c->backend, s, "backend") ||
 		    !field_ok(c->dtype, s, "dtype") || !field_ok(c->op, s, "op"))
 			continue;
 		matched++;
 		base = est_scaling(g[i].p, g[i].n, c->base_nodes, eff);
+		open_fields(c, s, tail, sizeof(tail));
 		if (base < 0) {
-			if (c->base_nodes)
+			int k;
+
+			for (k = 0; k < g[i].n && g[i].p[k].nodes != c->base_nodes; k++)
+				;
+			/* the base step ran and moved nothing: a failure of that step, not a missing base */
+			if (c->base_nodes && k < g[i].n) {
+				snprintf(el, sizeof(el), "%d nodes (the base) measured busbw %g GB/s%s",
+					 c->base_nodes, g[i].p[k].busbw_GBps, tail);
+				eval_add_value(cs, el, 0);
+			} else if (c->base_nodes)
 				why_none(cs, "no busbw at the base of %d nodes (--scale measured %d to %d nodes)",
 					 c->base_nodes, g[i].p[0].nodes, g[i].p[g[i].n - 1].nodes);
 			else
 				why_none(cs, "no node count of at least 2 with a busbw above 0 to compare with");
 			continue;
 		}
-		if (base == g[i].n - 1) {
+		failed = 0;
+		for (int k = 0; k < base; k++)
+			if (g[i].p[k].nodes >= 2 && isfinite(eff[k].eff_base)) {
+				snprintf(el, sizeof(el), "%d nodes vs %d%s", eff[k].nodes, g[i].p[base].nodes, tail);
+				eval_add_value(cs, el, 100 * eff[k].eff_base);
+				failed++;
+			}
+		if (base == g[i].n - 1 && !failed) {
 			why_none(cs, "only the base (%d nodes) measured at or above it: nothing to compare",
 				 g[i].p[base].nodes);
 			continue;
 		}
-		open_fields(c, s, tail, sizeof(tail));
 		for (int k = base + 1; k < g[i].n; k++) {
 			snprintf(el, sizeof(el), "%d nodes vs %d%s", eff[k].nodes, g[i].p[base].nodes, tail);
 			eval_add_value(cs, el, 100 * eff[k].eff_base);
@@ -345,8 +362,11 @@ static const json_t *estimate_series(const struct eval *e, const char **key_out)
 		int is_sum = s_of(s, "op") && !strcmp(s_of(s, "op"), "sum");
 		double n = n_of(s, "nodes"), bn = best ? n_of(best, "nodes") : -1;
 
+		json_int_t ranks = json_integer_value(json_object_get(e->ranks_of, key));
+
+		/* one rank moves nothing (busbw 0 by definition); any other series counts, zeros too */
 		if (strcmp(s_of(s, "name") ?: "", "all_reduce") || !field_ok(w->s[WL_BACKEND], s, "backend") ||
-		    !field_ok(w->s[WL_DTYPE], s, "dtype") || !(plateau(s) > 0))
+		    !field_ok(w->s[WL_DTYPE], s, "dtype") || ranks == 1 || (!ranks && !(plateau(s) > 0)))
 			continue;
 		/* gradients are summed: a sum series first; then the most nodes; then by key */
 		if (best && (is_sum < sum || (is_sum == sum && (n < bn || (n == bn && strcmp(key, bkey) > 0)))))
@@ -397,7 +417,7 @@ static int bucket_busbw(const json_t *s, const json_t *fit, double bucket, struc
 	if (i < n && v[i].bytes == bucket) {
 		m->busbw = v[i].bw;
 		m->lo = m->hi = bucket;
-		m->method = "measured at the bucket size";
+		m->method = "measured at that size";
 	} else if (i > 0 && i < n) {
 		double x0 = v[i - 1].bytes, x1 = v[i].bytes, y0 = v[i - 1].bw, y1 = v[i].bw;
 
@@ -406,10 +426,10 @@ static int bucket_busbw(const json_t *s, const json_t *fit, double bucket, struc
 		if (y0 > 0 && y1 > 0) {
 			m->busbw = exp(log(y0) + (log(y1) - log(y0)) * (log(bucket) - log(x0)) /
 				       (log(x1) - log(x0)));
-			m->method = "interpolated log-log between the two swept sizes around the bucket";
+			m->method = "interpolated log-log between the two swept sizes around it";
 		} else {
 			m->busbw = y0 + (y1 - y0) * (bucket - x0) / (x1 - x0);
-			m->method = "interpolated linearly between the two swept sizes around the bucket";
+			m->method = "interpolated linearly between the two swept sizes around it";
 		}
 	} else if (fit && isfinite(fit_busbw(fit, bucket))) {
 		m->busbw = fit_busbw(fit, bucket);
@@ -462,21 +482,75 @@ static json_t *not_made(const struct workload *w, const char *why)
 			 "formulas", "docs/estimate.md");
 }
 
+/* a series' payload curve for est_compute (report/estimate.h): busbw at any size */
+#define EXTRAP_FAR 4.0           /* beyond the sweep by more than this factor: far (docs/estimate.md) */
+struct curve {
+	const json_t *s, *fit;
+	double far;              /* the farthest payload outside the sweep, as a factor of its edge; 1 inside */
+	int failed;
+	char why[400];
+};
+
+static double curve_at(double bytes, void *ctx)
+{
+	struct curve *c = ctx;
+	struct measured m;
+
+	if (bucket_busbw(c->s, c->fit, bytes, &m, c->why, sizeof(c->why))) {
+		c->failed = 1;
+		return NAN;
+	}
+	if (m.hi < bytes)
+		c->far = fmax(c->far, bytes / m.hi);
+	if (m.lo > bytes)
+		c->far = fmax(c->far, m.lo / bytes);
+	return m.busbw;
+}
+
+/* the intra-node all_reduce for tensor parallelism: one node, 2+ ranks, nccl first, most ranks */
+static const json_t *intra_series(const struct eval *e, const char **key_out, double *ranks_out)
+{
+	const struct workload *w = &e->p->wl;
+	const json_t *best = NULL, *s;
+	const char *key;
+	double br = 0;
+	int bnccl = 0;
+
+	*key_out = NULL;
+	json_object_foreach(e->series, key, s) {
+		double r = (double)json_integer_value(json_object_get(e->ranks_of, key));
+		int nccl = s_of(s, "backend") && !strcmp(s_of(s, "backend"), "nccl");
+
+		if (strcmp(s_of(s, "name") ?: "", "all_reduce") || n_of(s, "nodes") != 1 || r < 2 ||
+		    !field_ok(w->s[WL_DTYPE], s, "dtype") || !(plateau(s) > 0))
+			continue;
+		if (best && (nccl < bnccl || (nccl == bnccl && r <= br)))
+			continue;
+		best = s;
+		*key_out = key;
+		br = r;
+		bnccl = nccl;
+	}
+	*ranks_out = br;
+	return best;
+}
+
 static json_t *make_estimate(const struct eval *e)
 {
 	const struct workload *w = &e->p->wl;
-	const char *key;
-	const json_t *s = estimate_series(e, &key), *fit;
+	const char *key, *ikey = NULL;
+	const json_t *s = estimate_series(e, &key), *fit, *is = NULL;
 	struct est_inputs in = { 0 };
 	struct est_outputs out;
-	struct measured m;
-	json_t *j, *src, *meas, *notes, *compute, *mem;
-	char why[600], buf[48], desc[300];
-	int fits;
-	double ranks;
+	struct measured m, mi;
+	struct curve cv = { 0 };
+	json_t *j, *src, *meas, *notes, *terms, *compute, *mem;
+	char why[600], buf[48], desc[300], pair_src[200] = "", tp_src[300] = "";
+	double ranks, iranks = 0, mp, nodes, lanes;
+	int pi = -1, fits;
 
 	if (!s) {
-		snprintf(why, sizeof(why), "no all_reduce records%s%s%s%s with a busbw above 0 in the results",
+		snprintf(why, sizeof(why), "no all_reduce records%s%s%s%s with more than one rank in the results",
 			 w->s[WL_BACKEND] ? " of backend " : "", w->s[WL_BACKEND] ?: "",
 			 w->s[WL_DTYPE] ? ", dtype " : "", w->s[WL_DTYPE] ?: "");
 		return not_made(w, why);
@@ -488,11 +562,40 @@ static json_t *make_estimate(const struct eval *e)
 	if (bucket_busbw(s, fit, in.bucket_bytes, &m, why, sizeof(why)))
 		return not_made(w, why);
 	ranks = json_integer_value(json_object_get(e->ranks_of, key));
+	nodes = n_of(s, "nodes");
+	/* a failed measurement of the job's scale is no reason to take a smaller one */
+	if (!(m.busbw > 0) || !(plateau(s) > 0)) {
+		snprintf(why, sizeof(why), "the all_reduce on %.0f node(s), %.0f rank(s) measured busbw %g GB/s "
+			 "at the bucket of %.0f B and %g GB/s at its plateau: a failed measurement, and the "
+			 "estimate does not fall back to a series of fewer nodes", nodes, ranks,
+			 m.busbw, in.bucket_bytes, plateau(s));
+		return not_made(w, why);
+	}
+	/* the layout: GPUs = tp x pp x dp */
+	in.tp = (int)workload_value(w, WL_TP);
+	in.pp = (int)workload_value(w, WL_PP);
+	mp = (double)in.tp * in.pp;
+	if (w->from[WL_DP_SIZE])
+		in.dp_size = (int)w->v[WL_DP_SIZE];
+	else if (w->from[WL_GPUS])
+		in.dp_size = (int)(w->v[WL_GPUS] / mp);
+	else if (ranks >= mp && !fmod(ranks, mp))
+		in.dp_size = (int)(ranks / mp);
+	else {
+		snprintf(why, sizeof(why), "the %.0f rank(s) measured are not a multiple of tp %d x pp %d: give "
+			 "dp_size or gpus", ranks, in.tp, in.pp);
+		return not_made(w, why);
+	}
+	in.gpus = (int)(mp * in.dp_size);
+	in.gpus_per_node = w->from[WL_GPUS_PER_NODE] ? (int)w->v[WL_GPUS_PER_NODE] :
+			   e->p->gpus_per_node ? e->p->gpus_per_node :
+			   nodes >= 1 && ranks >= nodes && !fmod(ranks, nodes) ? (int)(ranks / nodes) : 1;
+	in.ga_steps = (int)workload_value(w, WL_GA_STEPS);
+	in.bytes_per_param = workload_value(w, WL_BYTES_PER_PARAM);
+	in.layers = workload_value(w, WL_LAYERS);
+	in.act_bytes = workload_value(w, WL_ACT_BYTES);
 	in.params = workload_value(w, WL_PARAMS);
 	in.bytes_per_grad = workload_value(w, WL_BYTES_PER_GRAD);
-	in.dp_size = (int)(w->from[WL_DP_SIZE] ? w->v[WL_DP_SIZE] : w->from[WL_GPUS] ? w->v[WL_GPUS] :
-			   ranks >= 1 ? ranks : 1);
-	in.gpus = (int)(w->from[WL_GPUS] ? w->v[WL_GPUS] : in.dp_size);
 	in.stage = (enum est_stage)workload_value(w, WL_STAGE);
 	in.tokens_per_step = workload_value(w, WL_TOKENS_PER_STEP);
 	in.total_tokens = workload_value(w, WL_TOTAL_TOKENS);
@@ -500,14 +603,49 @@ static json_t *make_estimate(const struct eval *e)
 	in.mfu = workload_value(w, WL_MFU);
 	in.price_gpu_hour = workload_value(w, WL_PRICE);
 	in.overlap = workload_value(w, WL_OVERLAP);
+	/* measured: the all-rank curve, its fit, the node's all_reduce for tp, a pair for pp */
+	cv.s = s;
+	cv.fit = fit;
+	cv.far = 1;
 	in.busbw_GBps = m.busbw;
+	in.busbw_at = curve_at;
+	in.curve = &cv;
 	in.alpha_us = fit ? n_of(fit, "alpha_us") : NAN;
 	in.beta_GBps = fit ? n_of(fit, "beta_GBps") : NAN;
+	in.beta_busbw_GBps = fit ? n_of(fit, "beta_busbw_GBps") : NAN;
+	if (fit && !(in.beta_busbw_GBps > 0) && n_of(fit, "busbw_factor") > 0)
+		in.beta_busbw_GBps = in.beta_GBps * n_of(fit, "busbw_factor");
+	in.fit_ranks = fit && n_of(fit, "ranks") >= 1 ? (int)n_of(fit, "ranks") : (int)ranks;
+	in.tp_busbw_GBps = NAN;
+	in.pair_GBps = NAN;
+	if (in.tp > 1 && in.act_bytes > 0 && (is = intra_series(e, &ikey, &iranks))) {
+		const json_t *ifit = json_object_get(e->fits, ikey);
+
+		if (ifit && !(n_of(ifit, "beta_GBps") > 0 && isfinite(n_of(ifit, "alpha_us"))))
+			ifit = NULL;
+		if (!bucket_busbw(is, ifit, in.act_bytes, &mi, why, sizeof(why))) {
+			in.tp_busbw_GBps = mi.busbw;
+			snprintf(tp_src, sizeof(tp_src), "measured: all_reduce %s %s on 1 node, %.0f ranks, at "
+				 "act_bytes %.0f B: %s", s_of(is, "backend") ?: "-", s_of(is, "dtype") ?: "-",
+				 iranks, in.act_bytes, mi.method);
+		}
+	}
+	for (int i = 0; i < 2 && pi < 0; i++)
+		if (e->pair[i].n)
+			pi = i;
+	if (in.pp > 1 && pi >= 0) {
+		/* a stage boundary's tp shares ride tp rails at once (ib); one link per node (netpair) */
+		lanes = pi == 0 ? fmin(in.tp, e->p->nics_per_node > 0 ? e->p->nics_per_node : 1) : 1;
+		in.pair_GBps = lanes * e->pair[pi].Gbps / 8;
+		snprintf(pair_src, sizeof(pair_src), "measured: %s, the worst of %ld pair(s) at %.0f B, "
+			 "%g Gb/s x %.0f lane(s) / 8", pi ? "netpair bw_uni" : "ib write_bw", e->pair[pi].n,
+			 e->pair[pi].bytes, e->pair[pi].Gbps, lanes);
+	}
 	/* measured compute and memory (model_compute.c) */
 	compute = compute_rate(e, &in);
 	mem = compute_memory_fit(e, &in, &fits, why, sizeof(why));
 	if (!fits || est_compute(&in, &out, why, sizeof(why))) {
-		j = not_made(w, why);
+		j = not_made(w, fits && cv.failed ? cv.why : why);
 		json_object_set_new(j, "compute", compute);
 		json_object_set_new(j, "memory_fit", mem);
 		return j;
@@ -520,37 +658,74 @@ static json_t *make_estimate(const struct eval *e)
 	}
 	json_object_set_new(j, "made", json_true());
 	snprintf(desc, sizeof(desc), "%s %s %s on %.0f node(s), %.0f rank(s)%s", s_of(s, "backend") ?: "-",
-		 s_of(s, "dtype") ?: "-", s_of(s, "op") ?: "-", n_of(s, "nodes"), ranks,
+		 s_of(s, "dtype") ?: "-", s_of(s, "op") ?: "-", nodes, ranks,
 		 json_is_true(json_object_get(s, "scale")) ? " (--scale)" : "");
 	meas = json_pack("{s:s, s:s?, s:s?, s:s?, s:I, s:I, s:b, s:f, s:f, s:f, s:s, s:O?}",
 			 "collective", "all_reduce", "backend", s_of(s, "backend"), "dtype", s_of(s, "dtype"),
-			 "op", s_of(s, "op"), "nodes", (json_int_t)n_of(s, "nodes"), "ranks", (json_int_t)ranks,
+			 "op", s_of(s, "op"), "nodes", (json_int_t)nodes, "ranks", (json_int_t)ranks,
 			 "scale", json_is_true(json_object_get(s, "scale")), "bucket_bytes", in.bucket_bytes,
 			 "from_bytes", m.lo, "to_bytes", m.hi, "method", m.method, "fit", fit);
 	src = json_object();
-	for (int k = 0; k < WL_DTYPE; k++)
-		if (k != WL_BACKEND)
+	for (int k = 0; k < WL_N; k++)
+		if (k != WL_BACKEND && k != WL_DTYPE && k != WL_GPUS_PER_NODE)
 			json_object_set_new(src, wl_key_name(k), json_string(source(w, k, buf, sizeof(buf))));
 	if (!w->from[WL_DP_SIZE])
-		json_object_set_new(src, "dp_size", json_string(w->from[WL_GPUS] ? "gpus" :
-								"the ranks of the measured all_reduce"));
+		json_object_set_new(src, "dp_size", json_string(w->from[WL_GPUS] ? "gpus / (tp x pp)" :
+								"the ranks of the measured all_reduce / (tp x pp)"));
 	if (!w->from[WL_GPUS])
-		json_object_set_new(src, "gpus", json_string("dp_size"));
+		json_object_set_new(src, "gpus", json_string("tp x pp x dp_size"));
+	json_object_set_new(src, "gpus_per_node", json_string(w->from[WL_GPUS_PER_NODE] ?
+		source(w, WL_GPUS_PER_NODE, buf, sizeof(buf)) : e->p->gpus_per_node ? "profile [hardware]" :
+		"the measured all_reduce's ranks / nodes"));
+	if (!w->from[WL_BYTES_PER_PARAM])
+		json_object_set_new(src, "bytes_per_param", json_string("bytes_per_grad"));
 	json_object_set_new(src, "busbw_GBps", json_sprintf("measured: all_reduce %s, bucket %.0f B: %s",
 							    desc, in.bucket_bytes, m.method));
 	json_object_set_new(src, "alpha_us", fit ? json_sprintf("fit record: all_reduce %s", desc) :
 			    json_string("no Hockney fit for this series (ccprobe --scale writes one)"));
 	json_object_set_new(src, "beta_GBps", json_string(fit ? "the same fit record" : "none"));
+	json_object_set_new(src, "beta_busbw_GBps", json_string(!fit ? "none" :
+		n_of(fit, "beta_busbw_GBps") > 0 ? "the same fit record" : "the fit's beta x busbw_factor"));
+	json_object_set_new(src, "fit_ranks", json_string(!fit ? "none" : n_of(fit, "ranks") >= 1 ?
+		"the same fit record" : "the ranks of the measured all_reduce"));
+	json_object_set_new(src, "tp_busbw_GBps", json_string(in.tp > 1 ? tp_src : "tp = 1: none needed"));
+	json_object_set_new(src, "pair_GBps", json_string(in.pp > 1 ? pair_src : "pp = 1: none needed"));
+	/* each term of the step and what it stands on */
+	terms = json_pack("{s:{s:f, s:s}, s:{s:f, s:s}, s:{s:f, s:s}}",
+		"dp_sync", "seconds", out.sync_s, "source", "all-rank all_reduce busbw at groups_per_node x "
+		"bucket (and tail) payloads, the fit's latency at dp_size ranks",
+		"tp", "seconds", out.tp_s, "source", in.tp > 1 ? tp_src : "tp = 1: no tensor-parallel traffic",
+		"pp", "seconds", out.pp_s, "source", in.pp > 1 ? pair_src : "pp = 1: no pipeline traffic");
+	json_object_set_new(j, "terms", terms);
 	notes = json_array();
-	if (in.dp_size != ranks)
-		json_array_append_new(notes, json_sprintf("busbw measured on %.0f ranks stands for %d: busbw "
-			"is normalised per link, ideal scaling keeps it flat (see the scaling chart)", ranks, in.dp_size));
-	if (m.lo > in.bucket_bytes || m.hi < in.bucket_bytes)
-		json_array_append_new(notes, json_sprintf("the bucket (%.0f B) lies outside the sweep (%.0f to "
-			"%.0f B): its busbw is the Hockney fit's, not a measurement", in.bucket_bytes, m.lo, m.hi));
+	if (out.dp_nodes != nodes)
+		json_array_append_new(notes, json_sprintf("the all_reduce measured on %.0f node(s) stands for a "
+			"data-parallel ring over %.0f: busbw is normalised per link, ideal scaling keeps it flat "
+			"(see the scaling chart)", nodes, out.dp_nodes));
+	if (out.groups > 1)
+		json_array_append_new(notes, json_sprintf("%.0f data-parallel rings cross each node and share its "
+			"NICs: per node they move what one all-rank all_reduce of %.0f x the bucket does",
+			out.groups, out.groups));
+	if (m.lo > in.bucket_bytes || m.hi < in.bucket_bytes || cv.far > 1)
+		json_array_append_new(notes, json_sprintf("payloads up to %.1fx outside the sweep (%.0f to %.0f B): "
+			"their busbw is the Hockney fit's, not a measurement", cv.far, m.lo, m.hi));
 	if (fit && n_of(fit, "rel_rms") > 0.2)
 		json_array_append_new(notes, json_sprintf("the Hockney fit misses the measured times by %.0f %% "
 			"(rel_rms): sync_fit_s is a rough cross-check", 100 * n_of(fit, "rel_rms")));
+	if (in.dp_size > 1 && !fit)
+		json_array_append_new(notes, json_string("no Hockney fit: the ring latency at dp_size ranks is "
+			"not modelled (latency_s 0)"));
+	/* far from what was measured, the estimate is a hint (a comm_fraction criterion warns) */
+	if (cv.far > EXTRAP_FAR || out.dp_nodes > EXTRAP_FAR * nodes) {
+		char far[120] = "";
+
+		if (cv.far > EXTRAP_FAR)
+			snprintf(far, sizeof(far), "payloads %.1fx beyond the swept sizes", cv.far);
+		json_object_set_new(j, "extrapolated", json_sprintf("far from what was measured: %s%s%s", far,
+			*far && out.dp_nodes > EXTRAP_FAR * nodes ? " and " : "",
+			out.dp_nodes > EXTRAP_FAR * nodes ? "a data-parallel ring over more than 4x the nodes "
+			"measured" : ""));
+	}
 	json_object_set_new(j, "sources", src);
 	json_object_set_new(j, "measured", meas);
 	json_object_set_new(j, "notes", notes);
@@ -568,8 +743,11 @@ static void judge_comm(struct crit_state *cs, const json_t *est)
 		why_none(cs, "no workload given (profile [workload] or --workload KEY=VALUE): no estimate");
 	else if (!json_is_true(json_object_get(est, "made")))
 		why_none(cs, "no estimate: %s", s_of(est, "reason") ?: "?");
-	else
+	else {
 		eval_add_value(cs, "estimate", 100 * n_of(o, "comm_fraction"));
+		if (s_of(est, "extrapolated") && !cs->caveat)
+			cs->caveat = strdup(s_of(est, "extrapolated"));
+	}
 }
 
 void model_build(struct eval *e)

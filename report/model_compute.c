@@ -281,14 +281,14 @@ void compute_memory_note(json_t *j, json_t *mem)
 	if (!notes)
 		return;
 	if (!json_is_true(json_object_get(mem, "measured")))
-		json_array_append_new(notes, json_sprintf("memory fit: model states %.1f GB per GPU "
+		json_array_append_new(notes, json_sprintf("memory fit: model states %.4g GB per GPU "
 			"(%g bytes per parameter, %s, dp_size %d); not checked: %s",
 			num(mem, "states_bytes") / 1e9, num(mem, "bytes_per_param"),
 			json_string_value(json_object_get(mem, "stage")),
 			(int)json_integer_value(json_object_get(mem, "dp_size")),
 			json_string_value(json_object_get(mem, "reason"))));
 	else
-		json_array_append_new(notes, json_sprintf("memory fit: model states %.1f GB per GPU "
+		json_array_append_new(notes, json_sprintf("memory fit: model states %.4g GB per GPU "
 			"(%g bytes per parameter, %s, dp_size %d) of %.1f GB usable on %s: %.1f GB "
 			"left for activations", num(mem, "states_bytes") / 1e9,
 			num(mem, "bytes_per_param"), json_string_value(json_object_get(mem, "stage")),

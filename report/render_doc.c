@@ -101,6 +101,11 @@ static void criteria_row(FILE *f, const struct markup *m, const json_t *crit)
 		fputs(m->cell_br, f);
 		E(f, m, "at %s", el);
 	}
+	/* the sizes whose median the plateau value is */
+	json_array_foreach(j_arr(worst, "plateau"), j, fl) {
+		fputs(j ? ", " : m->cell_br, f);
+		E(f, m, "%s%lld B", j ? "" : "plateau of ", (long long)json_integer_value(json_array_get(fl, 0)));
+	}
 	fputs(m->td_close, f);
 	m->td_open(f, 3, NULL);
 	fmt_bound(buf, sizeof(buf), crit);
@@ -282,14 +287,15 @@ static void outliers(FILE *f, const struct markup *m, const json_t *s)
 {
 	static const struct column col[] = {
 		{ "criterion", COL_TEXT }, { "element", COL_TEXT }, { "host", COL_TEXT },
-		{ "value", COL_UNIT }, { "peer_median", COL_UNIT }, { "below_pct", COL_PCT },
+		{ "value", COL_UNIT }, { "peer_reference", COL_UNIT }, { "below_pct", COL_PCT },
+		{ "tolerance_pct", COL_PCT },
 	};
 	static const char *const heads[] = { "criterion", "element", "host", "value",
-					     "peer median", "below median" };
+					     "peer quartile", "worse by", "tolerance" };
 
 	if (section(f, m, 2, "outliers", "Outliers", j_arr(s, "outliers"),
 		    "None: no element stands out from its peers."))
-		number_table(f, m, j_arr(s, "outliers"), col, heads, 6);
+		number_table(f, m, j_arr(s, "outliers"), col, heads, 7);
 }
 
 static void consistency(FILE *f, const struct markup *m, const json_t *s)

@@ -92,7 +92,11 @@ enum { DERIVED_NONE, DERIVED_SCALING, DERIVED_COMM };
 enum wl_key {
 	WL_PARAMS, WL_BYTES_PER_GRAD, WL_DP_SIZE, WL_GPUS, WL_STAGE, WL_TOKENS_PER_STEP,
 	WL_TOTAL_TOKENS, WL_PEAK_TFLOPS, WL_MFU, WL_PRICE, WL_BUCKET, WL_OVERLAP,
-	WL_BACKEND, WL_DTYPE, WL_COMPUTE_DTYPE, WL_MATMUL_EFF, WL_WEIGHT_BYTES, WL_OPTIM_BYTES,
+	WL_BACKEND, WL_DTYPE,
+	/* the parallel layout (issue 15) */
+	WL_TP, WL_PP, WL_GPUS_PER_NODE, WL_GA_STEPS, WL_BYTES_PER_PARAM, WL_LAYERS, WL_ACT_BYTES,
+	/* measured compute and memory (model_compute.c) */
+	WL_COMPUTE_DTYPE, WL_MATMUL_EFF, WL_WEIGHT_BYTES, WL_OPTIM_BYTES,
 	WL_N
 };
 struct workload {
@@ -232,6 +236,8 @@ struct elem {
 	struct pt *pt;
 	long records;
 	long norate;             /* records without rate_GBps under a relative bound */
+	long nometric;           /* records without a usable value of the metric */
+	double imp_value, imp_limit; /* the most implausible value seen, and its limit; 0 = none */
 };
 
 struct crit_state {
@@ -245,15 +251,21 @@ struct crit_state {
 	long other_size;         /* records of other sizes than the criterion's */
 	char *skip_reason, *error_msg;
 	char *why_none;          /* derived criteria: why the model gave no value */
+	char *caveat;            /* derived criteria: why the value is a warn, never a pass or fail */
 	/* results of eval_finish */
 	int verdict;
 	char *reason;
 	int worst;               /* element with the worst value, or -1 */
 	struct pt worst_pt;
 	json_t *failures, *values;
+	json_t *incomplete;      /* names of the elements measured without the metric or the rate */
+	json_t *implausible;     /* [{element, host, value, limit, unit, why}]: measurement faults */
+	json_t *plateau;         /* [{element, host, shape, points}]: plateaus that never flattened or collapsed */
 	long values_total;       /* elements judged; values holds at most VALUES_MAX of them */
 };
 #define VALUES_MAX 10000         /* per criterion in summary.json: the worst first beyond it */
+#define RATE_MARGIN 0.10         /* a bandwidth above its rate by more than this is implausible */
+#define SCALING_EFF_MAX 1.5      /* a scaling efficiency above this is implausible */
 
 struct eval {
 	const struct profile *p;
@@ -283,6 +295,12 @@ struct eval {
 	json_t *scaling;         /* charts.scaling, filled by eval_finish */
 	json_t *estimate;        /* summary.estimate: null, or the model (or why there is none) */
 	json_t *compute;         /* gemm and gpuhealth figures for the estimate (model_compute.c) */
+	/* node-to-node bandwidth for pipeline sends: [0] ib write_bw, [1] netpair bw_uni (pass 1) */
+	struct pair_bw {
+		double bytes;    /* the largest size seen */
+		double Gbps;     /* the worst element at it, Gb/s */
+		long n;          /* records at it */
+	} pair[2];
 };
 
 /* ---- scaling and the training estimate (model.c) ---- */
@@ -348,6 +366,8 @@ int eval_read_mem(struct eval *e, const char *buf, size_t size, const char *name
 		  size_t len);
 /* the value judged for an element (docs/profiles.md, aggregation) */
 void elem_value(const struct criterion *c, const struct elem *el, struct pt *out);
+/* [[bytes, value], ...]: the sizes that made the element's plateau, smallest first */
+json_t *elem_plateau_json(const struct criterion *c, const struct elem *el);
 
 /* ---- consistency (consistency.c) ---- */
 /* notes that host has value for key (once per key, value and host: seen remembers) */

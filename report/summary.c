@@ -67,6 +67,9 @@ static json_t *criterion_json(const struct crit_state *s)
 	if (s->worst >= 0)
 		worst = json_pack("{s:s, s:s, s:f, s:s}", "element", s->el[s->worst].name,
 				  "host", s->el[s->worst].host, "value", s->worst_pt.value, "unit", c->unit);
+	/* which sizes made the worst element's plateau: [[bytes, value], ...] */
+	if (s->worst >= 0 && c->size == SIZE_PLATEAU && !c->derived)
+		json_object_set_new(worst, "plateau", elem_plateau_json(c, &s->el[s->worst]));
 	j = json_pack("{s:s, s:s?, s:s, s:s?, s:s?, s:s?, s:s?, s:s, s:s, s:s, s:s, s:s, s:b, s:o}",
 		      "id", c->id, "title", c->title, "kind", c->probe ? "probe" : c->collective ?
 		      "collective" : "estimate", "probe", c->probe ?: c->collective ?: "estimate", "test", c->test,
@@ -84,6 +87,9 @@ static json_t *criterion_json(const struct crit_state *s)
 	json_object_set_new(j, "worst", worst);
 	json_object_set(j, "failures", s->failures);
 	json_object_set(j, "values", s->values);
+	json_object_set(j, "incomplete_elements", s->incomplete);
+	json_object_set(j, "implausible", s->implausible);
+	json_object_set(j, "plateau_questioned", s->plateau);
 	return j;
 }
 
@@ -221,6 +227,42 @@ static void criterion_problems(const struct crit_state *s, int verdict, json_t *
 	}
 }
 
+/* implausible figures and questioned plateaus, one line each (also in the criterion's reason) */
+static void odd_problems(const struct crit_state *s, json_t *pr)
+{
+	const struct criterion *c = s->c;
+	const json_t *v, *pt;
+	size_t i, k;
+
+	json_array_foreach(s->implausible, i, v)
+		if (listed(pr, i, json_array_size(s->implausible), "implausible figures"))
+			problem(pr, "IMPLAUSIBLE %s: %s %.4g %s, above the %.4g %s that is possible (%s)",
+				c->id, json_string_value(json_object_get(v, "element")),
+				json_number_value(json_object_get(v, "value")), c->unit,
+				json_number_value(json_object_get(v, "limit")), c->unit,
+				json_string_value(json_object_get(v, "why")));
+	json_array_foreach(s->plateau, i, v) {
+		char pts[256];
+		size_t at = 0;
+
+		if (!listed(pr, i, json_array_size(s->plateau), "plateaus questioned"))
+			break;
+		pts[0] = '\0';
+		json_array_foreach(json_object_get(v, "points"), k, pt)
+			if (at < sizeof(pts))
+				at += snprintf(pts + at, sizeof(pts) - at, "%s%.4g %s at %lld B", k ? ", " : "",
+					       json_number_value(json_array_get(pt, 1)), c->unit,
+					       (long long)json_integer_value(json_array_get(pt, 0)));
+		problem(pr, "PLATEAU %s: %s %s at the largest size (%s): %s", c->id,
+			json_string_value(json_object_get(v, "element")),
+			!strcmp(json_string_value(json_object_get(v, "shape")), "rising") ?
+			"still rising" : "collapses", pts,
+			!strcmp(json_string_value(json_object_get(v, "shape")), "rising") ?
+			"the curve never flattened, the value judged is a slope" :
+			"the median of the plateau sizes hides it");
+	}
+}
+
 /* what the inventories found against the profile's hardware: [{key, expected, found, hosts}] */
 static json_t *hardware_check(const struct eval *e)
 {
@@ -347,15 +389,19 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 			criterion_problems(&e->cs[i], V_INCOMPLETE, pr);
 	for (int i = 0; i < e->ncs; i++)
 		criterion_problems(&e->cs[i], V_WARN, pr);
+	for (int i = 0; i < e->ncs; i++)
+		odd_problems(&e->cs[i], pr);
 	json_array_foreach(e->outliers, i, v)
 		if (listed(pr, i, json_array_size(e->outliers), "outliers"))
-			problem(pr, "OUTLIER %s: %s %.4g %s, %.1f%% worse than the median of its peers (%.4g)",
+			problem(pr, "OUTLIER %s: %s %.4g %s, %.1f%% worse than the %s (%.4g; tolerance %.0f%%)",
 				json_string_value(json_object_get(v, "criterion")),
 				json_string_value(json_object_get(v, "element")),
 				json_number_value(json_object_get(v, "value")),
 				json_string_value(json_object_get(v, "unit")),
 				json_number_value(json_object_get(v, "below_pct")),
-				json_number_value(json_object_get(v, "peer_median")));
+				json_string_value(json_object_get(v, "reference")),
+				json_number_value(json_object_get(v, "peer_reference")),
+				json_number_value(json_object_get(v, "tolerance_pct")));
 	for (int i = 0; i < e->ncs; i++)
 		if (!e->cs[i].c->required)
 			criterion_problems(&e->cs[i], V_INCOMPLETE, pr);

@@ -34,6 +34,13 @@ static const struct wl_def {
 	[WL_OVERLAP] = { "overlap", T_FRAC, 0, 0 },
 	[WL_BACKEND] = { "backend", T_STR, 0, NAN },
 	[WL_DTYPE] = { "dtype", T_STR, 0, NAN },
+	[WL_TP] = { "tp", T_INT, 0, 1 },
+	[WL_PP] = { "pp", T_INT, 0, 1 },
+	[WL_GPUS_PER_NODE] = { "gpus_per_node", T_INT, 0, NAN },
+	[WL_GA_STEPS] = { "ga_steps", T_INT, 0, 1 },
+	[WL_BYTES_PER_PARAM] = { "bytes_per_param", T_POS, 0, NAN },
+	[WL_LAYERS] = { "layers", T_INT, 0, NAN },
+	[WL_ACT_BYTES] = { "act_bytes", T_BYTES, 0, NAN },
 	/* measured compute and memory (report/model_compute.c, docs/compute.md) */
 	[WL_COMPUTE_DTYPE] = { "compute_dtype", T_STR, 0, NAN },     /* NaN: bf16 */
 	[WL_MATMUL_EFF] = { "matmul_efficiency", T_FRAC, 0, 0.5 },
@@ -137,7 +144,8 @@ int workload_set(struct workload *w, const char *key, const char *value, int fro
 	if (k == WL_N) {
 		snprintf(err, len, "unknown workload key '%s' (known: params, bytes_per_grad, dp_size, "
 			 "gpus, stage, tokens_per_step, total_tokens, peak_tflops, mfu, "
-			 "price_per_gpu_hour, bucket_bytes, overlap, backend, dtype, compute_dtype, "
+			 "price_per_gpu_hour, bucket_bytes, overlap, backend, dtype, tp, pp, "
+			 "gpus_per_node, ga_steps, bytes_per_param, layers, act_bytes, compute_dtype, "
 			 "matmul_efficiency, weight_bytes, optimizer_bytes)", key);
 		return -1;
 	}
@@ -188,6 +196,8 @@ int workload_flag(struct workload *w, const char *arg, char *err, size_t len)
 
 int workload_check(const struct workload *w, const char *profile_name, char *err, size_t len)
 {
+	char why[160];
+	double mp;
 	int k;
 
 	if (!w->any)
@@ -202,15 +212,23 @@ int workload_check(const struct workload *w, const char *profile_name, char *err
 			snprintf(err, len, "ccreport: --workload: the estimate needs '%s' too", defs[k].name);
 		return -1;
 	}
-	if (w->from[WL_DP_SIZE] && w->from[WL_GPUS] && fmod(w->v[WL_GPUS], w->v[WL_DP_SIZE])) {
+	mp = workload_value(w, WL_TP) * workload_value(w, WL_PP);
+	/* GPUs = tp x pp x dp: no model-parallel degree is guessed from a ratio */
+	if (w->from[WL_GPUS] && (w->from[WL_DP_SIZE] ? w->v[WL_GPUS] != mp * w->v[WL_DP_SIZE] :
+				 fmod(w->v[WL_GPUS], mp))) {
 		int from = w->from[WL_GPUS] > 0 ? w->from[WL_GPUS] : w->from[WL_DP_SIZE];
 
-		if (from > 0)
-			snprintf(err, len, "%s:%d: gpus %.0f is not a multiple of dp_size %.0f", profile_name,
-				 from, w->v[WL_GPUS], w->v[WL_DP_SIZE]);
+		if (w->from[WL_DP_SIZE])
+			snprintf(why, sizeof(why), "gpus %.0f is not tp %.0f x pp %.0f x dp_size %.0f",
+				 w->v[WL_GPUS], workload_value(w, WL_TP), workload_value(w, WL_PP),
+				 w->v[WL_DP_SIZE]);
 		else
-			snprintf(err, len, "ccreport: --workload: gpus %.0f is not a multiple of dp_size %.0f",
-				 w->v[WL_GPUS], w->v[WL_DP_SIZE]);
+			snprintf(why, sizeof(why), "gpus %.0f is not a multiple of tp %.0f x pp %.0f",
+				 w->v[WL_GPUS], workload_value(w, WL_TP), workload_value(w, WL_PP));
+		if (from > 0)
+			snprintf(err, len, "%s:%d: %s", profile_name, from, why);
+		else
+			snprintf(err, len, "ccreport: --workload: %s", why);
 		return -1;
 	}
 	return 0;

@@ -150,14 +150,20 @@ t_check "scaling: efficiency at 4 nodes = plateau(4) / plateau(2) = $p4 / $p2, w
 t_check "scaling fail: names the node count and its efficiency against the base" \
 	jq -e '.criteria[0] | .verdict == "fail" and .failures[0].element == "4 nodes vs 2 (mpi float sum)" and
 		.failures[0].value < 95 and .failures[0].bound == 95' "$s/scale-fail.json"
-# the estimate by hand: the 384 KiB bucket between the swept 256 and 512 KiB (log-log), 4 ranks, DDP
-bw=$(jq -s '[.[] | select(.kind == "collective" and .nodes == 4 and (.bytes == 262144 or .bytes == 524288))] |
-	sort_by(.bytes) | map(.busbw_GBps) | .[0] * pow(.[1] / .[0]; (393216 | log) - (262144 | log) | . / (2 | log))' \
-	"$CASES/scale-pass/results.jsonl")
-t_check "estimate: busbw at the bucket interpolated log-log ($bw GB/s), sync = 2 x 3/4 x 4e6 B / busbw, compute = 6 x 1e6 x 4096 / (4 x 0.05e12 x 0.5)" \
-	jq -e --argjson bw "$bw" '.estimate | .label == "model, not a measurement" and .made and
+# the estimate by hand: the 384 KiB bucket between the swept 256 and 512 KiB (log-log), 4 ranks, DDP;
+# S = 4e6 B is 10 buckets of 393216 B and a last one of 67840 B, priced at its own size (64 and 128 KiB)
+loglog() {  # loglog A B BYTES: busbw of the 4-node series at BYTES, log-log between sizes A and B
+	jq -s --argjson a "$1" --argjson b "$2" --argjson x "$3" '[.[] | select(.kind == "collective" and
+		.nodes == 4 and (.bytes == $a or .bytes == $b))] | sort_by(.bytes) | map(.busbw_GBps) |
+		.[0] * pow(.[1] / .[0]; (($x | log) - ($a | log)) / (($b | log) - ($a | log)))' \
+		"$CASES/scale-pass/results.jsonl"
+}
+bw=$(loglog 262144 524288 393216); bwt=$(loglog 65536 131072 67840)
+t_check "estimate: busbw at the bucket interpolated log-log ($bw GB/s), at the last bucket ($bwt GB/s), sync = 2 x 3/4 x (10 x 393216 B / busbw + 67840 B / busbw_tail), compute = 6 x 1e6 x 4096 / (4 x 0.05e12 x 0.5)" \
+	jq -e --argjson bw "$bw" --argjson bwt "$bwt" '.estimate | .label == "model, not a measurement" and .made and
 		(.inputs.busbw_GBps - $bw | fabs) < 1e-6 and .measured.from_bytes == 262144 and .measured.to_bytes == 524288 and
-		(.outputs.sync_s - 1.5 * 4e6 / ($bw * 1e9) | fabs) < 1e-4 and (.outputs.compute_s - 0.24576 | fabs) < 1e-6 and
+		(.outputs.sync_s - 1.5 * (3932160 / ($bw * 1e9) + 67840 / ($bwt * 1e9)) | fabs) < 1e-4 and
+		(.outputs.compute_s - 0.24576 | fabs) < 1e-6 and
 		(.outputs.exposed_s - (.outputs.sync_s - 0.1 * 0.24576) | fabs) < 1e-5 and .outputs.buckets == 11 and
 		(.outputs.comm_fraction - .outputs.exposed_s / .outputs.step_s | fabs) < 1e-5 and
 		(.outputs.cost - 2 * 4 * 1e8 / 4096 * .outputs.step_s / 3600 | fabs) < 1e-2' "$s/scale-pass.json"
@@ -175,6 +181,31 @@ t_check "a workload without the measurement it needs: the estimate says why, its
 	jq -e '.estimate.made == false and (.estimate.reason | test("backend nccl")) and .estimate.outputs == null and
 		.criteria[0].verdict == "incomplete" and (.criteria[0].reason | test("^no estimate: "))' "$s/estimate-not-made.json"
 t_check "no workload: the estimate is null" jq -e '.estimate == null' "$s/scale-fail.json"
+# issue 15, 8 and 11: scale-pass's 4-rank fit at dp 512. Per pass and bucket half an all_reduce's alpha,
+# scaled to 512 ranks (x 511/3); the bandwidth term in the busbw form: 511/512 x S / beta_busbw
+fit4=$(jq -c 'select(.kind == "fit" and .nodes == 4)' "$CASES/scale-pass/results.jsonl")
+t_check "estimate at dp 512 from a 4-rank fit: sync_fit = 2 x (11 x alpha x 511/3 / 2 + 511/512 x 4e6 / beta_busbw), latency_s = 11 x alpha x (511/3 - 1)" \
+	jq -e --argjson f "$fit4" 'def near($a; $b): ($a - $b | fabs) < 1e-5 * $b;
+		.estimate.outputs as $o | ($f.alpha_us * 1e-6) as $a |
+		near($o.sync_fit_s; 2 * (11 * $a * 511 / 3 / 2 + 511 / 512 * 4e6 / ($f.beta_busbw_GBps * 1e9))) and
+		near($o.latency_s; 11 * $a * (511 / 3 - 1)) and .estimate.inputs.fit_ranks == 4' "$s/estimate-dp512.json"
+t_check "a ring over 128x the nodes measured: the comm criterion is a warn, not a pass or fail, and says why" \
+	jq -e '.criteria[0].verdict == "warn" and (.criteria[0].reason | test("a warn, not a pass or fail: far from")) and
+		(.estimate.extrapolated | test("4x the nodes"))' "$s/estimate-dp512.json"
+t_check "issue 15, 7: the 4-node series measured 0: no estimate, no fall back to the 2-node series" \
+	jq -e '.estimate.made == false and (.estimate.reason | test("on 4 node\\(s\\), 4 rank\\(s\\) measured busbw 0")) and
+		.criteria[0].verdict == "incomplete" and .exit_code == 4' "$s/estimate-zeroed.json"
+# issue 15, 10: docs/estimate.md Case D, by hand: S = 2 x 70e9 / 32 = 4.375e9 B per GPU, 8 rings per node
+t_check "70B, 64 nodes x 8, tp 8, pp 4: dp sync = 2 x 15/16 x 8 x 4.375e9 / 360e9, tp = 64 x 20 x 4 x 2 x 7/8 x 64 MiB / 300e9, pp = 2 x 66 x 64 MiB / (8 x 49e9)" \
+	jq -e 'def near($a; $b): ($a - $b | fabs) < 1e-5 * $b;
+		.estimate.outputs as $o | near($o.sync_s; 2 * 15 / 16 * 8 * 4.375e9 / 360e9) and
+		near($o.tp_s; 64 * 20 * 4 * 2 * 7 / 8 * 67108864 / 300e9) and
+		near($o.pp_s; 2 * 66 * 67108864 / 392e9) and $o.groups_per_node == 8 and $o.dp_nodes == 16 and
+		near($o.compute_s; 6 * 70e9 * 4194304 / (512 * 989e12 * 0.4)) and
+		near($o.comm_fraction; ($o.sync_s + $o.tp_s + $o.pp_s) / $o.step_s) and
+		(.estimate.terms.tp.source | test("^measured: all_reduce nccl bfloat16 on 1 node, 8 ranks")) and
+		(.estimate.terms.pp.source | test("^measured: ib write_bw, the worst of 8 pair")) and
+		.estimate.inputs.gpus == 512' "$s/estimate-layout.json"
 
 # the terminal summary: verdict first, nothing from the results can break a line
 out=$(cd "$CASES/hostile-names" && "$CCREPORT" -p test-emu-1g --no-render -o "$T_TMP/h2" results.jsonl)

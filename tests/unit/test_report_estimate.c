@@ -93,28 +93,200 @@ static void test_case_a_7b_ddp(void **state)
 
 static void test_case_b_zero3_hidden(void **state)
 {
-	/* Case B: 70B, ZeRO-3, dp 16 of 128 GPUs (model-parallel 8), half the compute overlaps */
+	/* Case B: 70B, ZeRO-3, tp 8 inside each node, dp 16 (128 GPUs), half the compute overlaps */
 	struct est_inputs in = {
-		.params = 70e9, .bytes_per_grad = 2, .dp_size = 16, .gpus = 128, .stage = EST_ZERO3,
+		.params = 70e9, .bytes_per_grad = 2, .dp_size = 16, .tp = 8, .gpus = 128, .gpus_per_node = 8,
+		.stage = EST_ZERO3, .layers = 80, .act_bytes = 67108864,
 		.tokens_per_step = 4194304, .total_tokens = 2e12, .peak_tflops = 989, .mfu = 0.35,
 		.price_gpu_hour = 3, .bucket_bytes = 134217728, .overlap = 0.5,
-		.busbw_GBps = 20, .alpha_us = NAN, .beta_GBps = NAN,
+		.busbw_GBps = 20, .alpha_us = NAN, .beta_GBps = NAN, .tp_busbw_GBps = 300,
 	};
 	struct est_outputs o;
 	char err[128];
 	(void)state;
 
 	assert_int_equal(est_compute(&in, &o, err, sizeof(err)), 0);
-	/* S = 2 x 70e9 / 8 = 17.5e9 B; k = 3; sync = 3 x 15/16 x 17.5e9 / 20e9 = 2.4609375 s */
+	/* S = 2 x 70e9 / 8 = 17.5e9 B per GPU; the node's 8 GPUs are in 8 rings: groups 8, 16 nodes each */
 	assert_near(o.grad_bytes, 17.5e9);
 	assert_near(o.k, 3);
-	assert_near(o.sync_s, 2.4609375);
+	assert_near(o.groups, 8);
+	assert_near(o.dp_nodes, 16);
+	/* sync = 3 x 15/16 x 8 x 17.5e9 / 20e9 = 19.6875 s (8x what S / 20 GB/s alone says) */
+	assert_near(o.sync_s, 19.6875);
 	assert_true(isnan(o.sync_fit_s));          /* no fit given */
-	/* compute = 6 x 70e9 x 4194304 / (128 x 989e12 x 0.35) = 39.7589 s; 0.5 x that > 2.46 */
+	/* compute = 6 x 70e9 x 4194304 / (128 x 989e12 x 0.35) = 39.7589 s; 0.5 x that > 19.69 */
 	assert_true(fabs(o.compute_s - 39.7589484) < 1e-6);
-	assert_near(o.exposed_s, 0);
-	assert_near(o.comm_fraction, 0);
-	assert_near(o.step_s, o.compute_s);
+	/* tp = 1 x 80 x 4 x 2 x 7/8 x 67108864 / 300e9 = 0.1252699 s, never hidden */
+	assert_near(o.tp_s, 80 * 4 * 1.75 * 67108864 / 300e9);
+	assert_near(o.exposed_s, o.tp_s);
+	assert_near(o.step_s, o.compute_s + o.tp_s);
+}
+
+/* a measured curve: busbw at the payloads a test names, NaN elsewhere */
+struct curve {
+	double bytes[4], GBps[4];
+};
+
+static double curve_at(double bytes, void *ctx)
+{
+	const struct curve *c = ctx;
+
+	for (int i = 0; i < 4; i++)
+		if (c->bytes[i] == bytes)
+			return c->GBps[i];
+	return NAN;
+}
+
+/* issue 15, 8: the fit's cross-check in its busbw form, at the dp ranks, not at the fit's */
+static void test_fit_busbw_form(void **state)
+{
+	struct est_inputs in = case_c();
+	struct est_outputs o;
+	char err[128];
+	(void)state;
+
+	/* Case C's fit measured on 2 ranks: busbw factor 1, beta_busbw = 5 GB/s; applied at dp 8 */
+	in.fit_ranks = 2;
+	in.beta_busbw_GBps = 5;
+	assert_int_equal(est_compute(&in, &o, err, sizeof(err)), 0);
+	/* alpha at 8 ranks = 100 us x 7 / 1 = 700 us; per pass and bucket half of it:
+	 * fit = 2 x (40 x 350e-6 + 7/8 x 4e9 / 5e9) = 2 x (0.014 + 0.7) = 1.428 s (S / beta said 0.804) */
+	assert_near(o.sync_fit_s, 1.428);
+	/* the 600 us of ring latency the 2 measured ranks did not pay: 2 x 40 x 300e-6 = 0.024 s */
+	assert_near(o.latency_s, 0.024);
+	assert_near(o.sync_s, 0.724);
+	/* measured at dp's ranks, the form gives back Case C's 0.804 s (beta_busbw = 5 x 2 x 7/8) */
+	in = case_c();
+	in.fit_ranks = 8;
+	in.beta_busbw_GBps = 8.75;
+	assert_int_equal(est_compute(&in, &o, err, sizeof(err)), 0);
+	assert_near(o.sync_fit_s, 0.804);
+	assert_near(o.latency_s, 0);
+}
+
+/* issue 15, 9: a gradient smaller than a bucket, and the last partial bucket, at their own size */
+static void test_partial_buckets(void **state)
+{
+	struct curve c = { { 4e6, 26214400 }, { 0.02, 0.05 } };
+	struct est_inputs in = case_c();
+	struct est_outputs o;
+	char err[128];
+	(void)state;
+
+	/* 1e6 fp32 parameters on 4 ranks, 25 MiB buckets: the payload is S = 4e6 B, at 0.02 GB/s */
+	in.params = 1e6;
+	in.dp_size = in.gpus = 4;
+	in.bucket_bytes = 26214400;
+	in.busbw_GBps = 0.05;
+	in.busbw_at = curve_at;
+	in.curve = &c;
+	in.alpha_us = NAN;
+	assert_int_equal(est_compute(&in, &o, err, sizeof(err)), 0);
+	/* 2 x 3/4 x 4e6 / 0.02e9 = 0.3 s (at the bucket's 0.05 GB/s: 0.12 s) */
+	assert_near(o.sync_s, 0.3);
+	assert_near(o.max_payload, 4e6);
+	/* 2.5 buckets of 1e8 B: two at busbw(1e8) = 10 GB/s, the last 5e7 B at busbw(5e7) = 5 GB/s */
+	c = (struct curve){ { 1e8, 5e7 }, { 10, 5 } };
+	in = case_c();
+	in.params = 6.25e7;
+	in.busbw_at = curve_at;
+	in.curve = &c;
+	assert_int_equal(est_compute(&in, &o, err, sizeof(err)), 0);
+	/* per pass 7/8 x (2e8 / 10e9 + 5e7 / 5e9) = 7/8 x 0.03 = 0.02625 s; 2 passes */
+	assert_near(o.sync_s, 0.0525);
+	/* a payload the curve does not know: refused, not guessed */
+	in.params = 6.5e7;
+	assert_int_equal(est_compute(&in, &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "busbw"));
+}
+
+/* issue 15, 10: 70B on 64 nodes x 8 GPUs, tp 8, pp 4 (docs/estimate.md, Case D) */
+static void test_layout_70b(void **state)
+{
+	/* the all-rank busbw at the payloads per node: 8 rings x 1e8 B buckets, 8 x 7.5e7 B tails */
+	struct curve c = { { 8e8, 6e8 }, { 360, 350 } };
+	struct est_inputs in = {
+		.params = 70e9, .bytes_per_grad = 2, .dp_size = 16, .tp = 8, .pp = 4, .gpus = 512,
+		.gpus_per_node = 8, .ga_steps = 64, .layers = 80, .act_bytes = 67108864, .stage = EST_DDP,
+		.tokens_per_step = 4194304, .total_tokens = 2e12, .peak_tflops = 989, .mfu = 0.4,
+		.price_gpu_hour = 2, .bucket_bytes = 1e8, .overlap = 0,
+		.busbw_GBps = 360, .busbw_at = curve_at, .curve = &c, .alpha_us = NAN, .beta_GBps = NAN,
+		.tp_busbw_GBps = 300, .pair_GBps = 392,
+	};
+	struct est_outputs o;
+	char err[128];
+	(void)state;
+
+	assert_int_equal(est_compute(&in, &o, err, sizeof(err)), 0);
+	/* S = 2 x 70e9 / 32 = 4.375e9 B per GPU: 43 buckets of 1e8 and 7.5e7 B */
+	assert_near(o.grad_bytes, 4.375e9);
+	assert_near(o.groups, 8);
+	assert_near(o.dp_nodes, 16);
+	/* per pass 15/16 x 8 x (43 x 1e8 / 360e9 + 7.5e7 / 350e9) = 0.0911905 s; DDP: 2 passes */
+	assert_near(o.sync_s, 2 * 15.0 / 16 * 8 * (43 * 1e8 / 360e9 + 7.5e7 / 350e9));
+	assert_true(fabs(o.sync_s - 0.1823810) < 1e-6);
+	/* tp: 64 micro-batches x 20 layers x 4 x 2 x 7/8 x 67108864 / 300e9 = 2.004318 s */
+	assert_true(fabs(o.tp_s - 2.0043181) < 1e-6);
+	/* pp: 2 x (64 + 4 - 2) x 67108864 / 392e9 = 0.0225979 s */
+	assert_true(fabs(o.pp_s - 0.0225979) < 1e-6);
+	/* compute = 6 x 70e9 x 4194304 / (512 x 989e12 x 0.4) = 8.697270 s; comm 20.26 % */
+	assert_true(fabs(o.compute_s - 8.6972700) < 1e-6);
+	assert_true(fabs(o.comm_fraction - 0.2025658) < 1e-6);
+	assert_true(fabs(o.days - 60.192782) < 1e-5);
+	/* gpus must be tp x pp x dp; tp needs its busbw, pp its pair bandwidth, both the layers */
+	in.gpus = 256;
+	assert_int_equal(est_compute(&in, &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "tp x pp x dp_size"));
+	in.gpus = 512;
+	in.tp_busbw_GBps = NAN;
+	assert_int_equal(est_compute(&in, &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "inside one node"));
+	in.tp_busbw_GBps = 300;
+	in.pair_GBps = 0;
+	assert_int_equal(est_compute(&in, &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "node-to-node"));
+	in.pair_GBps = 392;
+	in.layers = 0;
+	assert_int_equal(est_compute(&in, &o, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "layers"));
+}
+
+/* issue 15, 11: micro-batches repeat ZeRO-3's all-gathers; the parameters' dtype prices them */
+static void test_ga_and_param_dtype(void **state)
+{
+	struct est_inputs in = case_c();
+	struct est_outputs o;
+	char err[128];
+	(void)state;
+
+	/* ZeRO-3, 4 micro-batches: 2 x 4 all-gathers + 1 reduce-scatter = 9 passes of 7/8 x 4e9 / 10e9 */
+	in.stage = EST_ZERO3;
+	in.ga_steps = 4;
+	in.alpha_us = NAN;
+	assert_int_equal(est_compute(&in, &o, err, sizeof(err)), 0);
+	assert_near(o.k, 9);
+	assert_near(o.sync_s, 9 * 0.35);
+	/* ZeRO-1 with bf16 gradients (2e9 B) and fp32 parameters (4e9 B): 7/8 x 6e9 / 10e9 = 0.525 s */
+	in = case_c();
+	in.stage = EST_ZERO1;
+	in.bytes_per_grad = 2;
+	in.bytes_per_param = 4;
+	in.alpha_us = NAN;
+	assert_int_equal(est_compute(&in, &o, err, sizeof(err)), 0);
+	assert_near(o.param_bytes, 4e9);
+	assert_near(o.sync_s, 0.525);
+	/* at the target ranks the ring latency grows: a fit of 4 ranks (alpha 389.5 us) applied at 512,
+	 * 1 bucket per pass: 2 x 1 x (389.5 x 511/3 - 389.5) / 2 us = 0.0659549 s more */
+	in = case_c();
+	in.dp_size = in.gpus = 512;
+	in.bucket_bytes = 4e9;
+	in.alpha_us = 389.5;
+	in.fit_ranks = 4;
+	in.beta_GBps = 0.06496;
+	in.beta_busbw_GBps = 0.09744;
+	assert_int_equal(est_compute(&in, &o, err, sizeof(err)), 0);
+	assert_near(o.latency_s, (389.5 * 511 / 3 - 389.5) * 1e-6);
+	assert_near(o.sync_s, 2 * 511.0 / 512 * 4e9 / 10e9 + o.latency_s);
 }
 
 static void test_stages_and_one_rank(void **state)
@@ -136,12 +308,12 @@ static void test_stages_and_one_rank(void **state)
 	assert_int_equal(est_stage_parse("zero4", &s), -1);
 	/* one data-parallel rank syncs nothing, and needs no busbw */
 	in = case_c();
-	in.dp_size = 1;
+	in.dp_size = in.gpus = 1;
 	in.busbw_GBps = 0;
 	assert_int_equal(est_compute(&in, &o, err, sizeof(err)), 0);
 	assert_near(o.sync_s, 0);
 	assert_near(o.sync_fit_s, 0);
-	assert_near(o.step_s, 15);
+	assert_near(o.step_s, 120);    /* 6e15 / (1 x 100e12 x 0.5) */
 }
 
 static void test_bad_inputs(void **state)
@@ -174,9 +346,9 @@ static void test_bad_inputs(void **state)
 		assert_non_null(strstr(err, dbl[i].want));
 	}
 	in = case_c();
-	in.gpus = 12;                  /* not a multiple of dp 8 */
+	in.gpus = 12;                  /* not tp 1 x pp 1 x dp 8 */
 	assert_int_equal(est_compute(&in, &o, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "multiple"));
+	assert_non_null(strstr(err, "tp x pp x dp_size"));
 	in = case_c();
 	in.dp_size = 0;
 	assert_int_equal(est_compute(&in, &o, err, sizeof(err)), -1);
@@ -208,7 +380,7 @@ static void test_json(void **state)
 	i = json_object_get(j, "inputs");
 	out = json_object_get(j, "outputs");
 	/* every input is listed */
-	assert_int_equal(json_object_size(i), 15);
+	assert_int_equal(json_object_size(i), 26);
 	assert_string_equal(json_string_value(json_object_get(i, "stage")), "ddp");
 	assert_near(json_number_value(json_object_get(i, "busbw_GBps")), 10);
 	assert_near(json_number_value(json_object_get(i, "alpha_us")), 100);
@@ -261,6 +433,16 @@ static void test_scaling(void **state)
 	j = est_scaling_json(e, 4);
 	assert_near(json_number_value(json_object_get(json_array_get(j, 3), "eff_step")), 0.75);
 	json_decref(j);
+	/* issue 15, 6: a 2-node step at 0 is a failed step below the base (4 nodes), not a missing base */
+	{
+		const struct scale_point z[] = { { 1, 0 }, { 2, 0 }, { 4, 0.1 }, { 8, 0.09 } };
+
+		assert_int_equal(est_scaling(z, 4, 0, e), 2);
+		assert_near(e[1].eff_base, 0);
+		assert_near(e[1].ideal_GBps, 0.1);
+		assert_true(isnan(e[0].eff_base));
+		assert_near(e[3].eff_base, 0.9);
+	}
 }
 
 int main(void)
@@ -269,6 +451,10 @@ int main(void)
 		cmocka_unit_test(test_round_numbers),
 		cmocka_unit_test(test_case_a_7b_ddp),
 		cmocka_unit_test(test_case_b_zero3_hidden),
+		cmocka_unit_test(test_fit_busbw_form),
+		cmocka_unit_test(test_partial_buckets),
+		cmocka_unit_test(test_layout_70b),
+		cmocka_unit_test(test_ga_and_param_dtype),
 		cmocka_unit_test(test_stages_and_one_rank),
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_json),

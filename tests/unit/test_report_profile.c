@@ -200,7 +200,15 @@ static void test_workload(void **state)
 	assert_int_equal(workload_flag(&p.wl, "gpus=6", e, sizeof(e)), 0);
 	assert_int_equal(workload_flag(&p.wl, "dp_size=4", e, sizeof(e)), 0);
 	assert_int_equal(workload_check(&p.wl, "t.ini", e, sizeof(e)), -1);
-	assert_string_equal(e, "ccreport: --workload: gpus 6 is not a multiple of dp_size 4");
+	assert_string_equal(e, "ccreport: --workload: gpus 6 is not tp 1 x pp 1 x dp_size 4");
+	/* GPUs = tp x pp x dp (issue 15, 10): 8 = 2 x 1 x 4 */
+	assert_int_equal(workload_flag(&p.wl, "gpus=8", e, sizeof(e)), 0);
+	assert_int_equal(workload_check(&p.wl, "t.ini", e, sizeof(e)), -1);
+	assert_int_equal(workload_flag(&p.wl, "tp=2", e, sizeof(e)), 0);
+	assert_int_equal(workload_check(&p.wl, "t.ini", e, sizeof(e)), 0);
+	assert_int_equal(workload_flag(&p.wl, "act_bytes=64M", e, sizeof(e)), 0);
+	assert_true(workload_value(&p.wl, WL_ACT_BYTES) == 64 << 20);
+	assert_int_equal(workload_flag(&p.wl, "ga_steps=0", e, sizeof(e)), -1);
 	assert_int_equal(workload_flag(&p.wl, "mfu", e, sizeof(e)), -1);
 	assert_string_equal(e, "ccreport: --workload 'mfu': expected KEY=VALUE");
 	assert_int_equal(workload_flag(&p.wl, "overlap=1.5", e, sizeof(e)), -1);
