@@ -626,6 +626,11 @@ int eval_record(struct eval *e, json_t *rec, long line, char *err, size_t len)
 
 			if (!selects(s->c, &k, 0))
 				continue;
+			/* a test double's failure is no more evidence than its measurements */
+			if (streq(str(rec, "transport"), "fake")) {
+				s->fake++;
+				continue;
+			}
 			if (skip ? s->skips++ : s->errors++)
 				continue;
 			if (skip)
