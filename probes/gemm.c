@@ -341,11 +341,11 @@ static cublasStatus_t desc_make(struct lt_desc *l, int dt, const struct gemm_sha
  * GPU of a model runs the same kernel with the same tiles. Collective over
  * the group. Returns 0, or -1 (this rank's GPU failed; recorded).
  */
-static int choose_algo(struct gemm *q, struct lt_desc *l, int dt)
+static int choose_algo(struct gemm *q, struct lt_desc *l, int dt, int active)
 {
 	cublasLtMatmulHeuristicResult_t res[HEURISTICS];
 	cublasLtMatmulPreference_t pref = NULL;
-	int n = 0, pick = -1, ok;
+	int n = 0, pick = -1, ok, mine, root, big;
 	size_t ws = WORKSPACE;
 	cublasLtMatmulAlgo_t algo;
 	cublasLtMatmulHeuristicResult_t chk;
@@ -353,7 +353,14 @@ static int choose_algo(struct gemm *q, struct lt_desc *l, int dt)
 	memset(&algo, 0, sizeof(algo));
 	if (q->group == MPI_COMM_NULL)
 		return -1;
-	if (q->group_rank == 0 && !q->dead) {
+	active = active && !q->dead;
+	/* the chooser: the group's first rank whose GPU still works */
+	MPI_Comm_size(q->group, &big);
+	mine = active ? q->group_rank : big;
+	MPI_Allreduce(&mine, &root, 1, MPI_INT, MPI_MIN, q->group);
+	if (root == big)
+		return -1;           /* no GPU of the group takes part */
+	if (q->group_rank == root) {
 		if (cublasLtMatmulPreferenceCreate(&pref) == CUBLAS_STATUS_SUCCESS &&
 		    cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
 							 &ws, sizeof(ws)) == CUBLAS_STATUS_SUCCESS &&
@@ -376,9 +383,9 @@ static int choose_algo(struct gemm *q, struct lt_desc *l, int dt)
 			algo = res[pick].algo;
 	}
 	ok = pick >= 0;
-	MPI_Bcast(&ok, 1, MPI_INT, 0, q->group);
-	MPI_Bcast(&algo, (int)sizeof(algo), MPI_BYTE, 0, q->group);
-	if (q->dead)
+	MPI_Bcast(&ok, 1, MPI_INT, root, q->group);
+	MPI_Bcast(&algo, (int)sizeof(algo), MPI_BYTE, root, q->group);
+	if (!active)
 		return -1;
 	if (!ok) {
 		gpu_failed(q, "matmul", gemm_dtype_name(dt), "cuBLASLt offers no algorithm without "
@@ -594,7 +601,7 @@ static void sustained(struct gemm *q, struct lt_desc *l, int dt, const struct ge
 	int batch = t_med > 0 ? (int)fmin(MAX_BATCH, fmax(1, round(SAMPLE_S / t_med))) : 1;
 	int nb = 0, nsmp = 0;
 	int maxb = (int)(p_seconds / SAMPLE_S) * 4 + 16, counts[GNV_NREASONS] = { 0 }, bad = 0;
-	double *tf = calloc((size_t)maxb, sizeof(double)), t0, next, first, last;
+	double *tf = calloc((size_t)maxb, sizeof(double)), t0, next, first, last, secs = p_seconds;
 	struct gnv_sample *smp = calloc(MAX_SAMPLES, sizeof(*smp));
 	const char *dn = gemm_dtype_name(dt);
 	json_t *rec, *seen, *tc;
@@ -604,9 +611,12 @@ static void sustained(struct gemm *q, struct lt_desc *l, int dt, const struct ge
 		gpu_failed(q, "sustained", dn, "out of host memory");
 		goto out;
 	}
+	/* the phase ends before the watchdog would: --timeout bounds it (docs/compute.md) */
+	if (watchdog_timeout() > 0 && secs > watchdog_timeout() - 60)
+		secs = fmax(1, watchdog_timeout() - 60);
 	t0 = timer_now();
 	next = t0;
-	while (timer_now() - t0 < p_seconds && nb < maxb && !q->dead) {
+	while (timer_now() - t0 < secs && nb < maxb && !q->dead) {
 		float ms = 0;
 		int rc;
 
@@ -618,7 +628,7 @@ static void sustained(struct gemm *q, struct lt_desc *l, int dt, const struct ge
 		if (q->dead || !cuda_ok(q, cudaEventRecord(q->ev[1], q->s), "cudaEventRecord",
 					"sustained", dn))
 			break;
-		rc = wait_event(q, q->ev[1], wait_deadline(p_seconds), smp, &nsmp, &next);
+		rc = wait_event(q, q->ev[1], wait_deadline(secs), smp, &nsmp, &next);
 		if (rc) {
 			gpu_failed(q, "sustained", dn, "%s", q->why);
 			break;
@@ -634,6 +644,7 @@ static void sustained(struct gemm *q, struct lt_desc *l, int dt, const struct ge
 	gemm_window(tf, nb, 0.1, &first, &last);
 	rec = new_record(q, "sustained", dt, sh);
 	json_object_set_new(rec, "seconds", json_real(timer_now() - t0));
+	json_object_set_new(rec, "seconds_requested", json_real(p_seconds));
 	json_object_set_new(rec, "batches", json_integer(nb));
 	json_object_set_new(rec, "products_per_batch", json_integer(batch));
 	json_object_set_new(rec, "tflops", json_real(st.median));
@@ -784,14 +795,10 @@ static void run_dtype(struct gemm *q, int dt, int main_dtype, const struct gemm_
 		/* every rank of a group takes part in choosing, working GPU or not */
 		int ok = desc_make(&l, dt, &sh[i]) == CUBLAS_STATUS_SUCCESS;
 
-		if (!usable || q->dead) {
-			choose_algo(q, &l, dt);
-		} else if (!ok) {
+		if (usable && !ok && !q->dead)
 			gpu_failed(q, "matmul", gemm_dtype_name(dt), "cannot describe the product to cuBLASLt");
-			choose_algo(q, &l, dt);
-		} else if (!choose_algo(q, &l, dt) && !measure(q, &l, dt, &sh[i], &t) && i == 0) {
+		if (!choose_algo(q, &l, dt, usable && ok) && !measure(q, &l, dt, &sh[i], &t) && i == 0)
 			t_main = t;
-		}
 		desc_free(&l);
 	}
 	MPI_Barrier(mpi->world);
@@ -803,7 +810,7 @@ static void run_dtype(struct gemm *q, int dt, int main_dtype, const struct gemm_
 		struct lt_desc l;
 		int ok = desc_make(&l, dt, &sh[0]) == CUBLAS_STATUS_SUCCESS;
 
-		choose_algo(q, &l, dt);
+		ok = !choose_algo(q, &l, dt, usable && ok);
 		if (p_seconds > 0) {
 			watchdog_arm("gemm sustained", json_pack("{s:s, s:s, s:f}", "kind", "probe",
 							       "probe", "gemm", "seconds", p_seconds));
