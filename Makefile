@@ -1,5 +1,5 @@
 # ccdiag: plain Makefile. `make` builds build/ccprobe; see README.md.
-# Optional parts: USE_CUDA, USE_NCCL, USE_VERBS = auto | yes | no.
+# Optional parts: USE_CUDA, USE_NCCL, USE_CUBLASLT, USE_VERBS = auto | yes | no.
 
 CC        = mpicc
 CFLAGS   ?= -O2 -g
@@ -10,6 +10,7 @@ PREFIX   ?= /usr/local
 CUDA_HOME ?= /usr/local/cuda
 USE_CUDA ?= auto
 USE_NCCL ?= auto
+USE_CUBLASLT ?= auto
 USE_VERBS ?= auto
 B         = build
 
@@ -35,6 +36,7 @@ endif
 # --- optional features: auto compiles them in when found; yes insists ---
 have_cuda  := $(if $(wildcard $(CUDA_HOME)/include/cuda_runtime.h),yes,no)
 have_nccl  := $(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h),yes,no)
+have_cublaslt := $(if $(wildcard $(CUDA_HOME)/include/cublasLt.h),yes,no)
 have_verbs := $(if $(wildcard /usr/include/infiniband/verbs.h),$(if $(wildcard /usr/include/rdma/rdma_cma.h),yes,no),no)
 
 define feature
@@ -49,9 +51,11 @@ endif
 endef
 $(eval $(call feature,CUDA,cuda,CUDA runtime under CUDA_HOME=$(CUDA_HOME)))
 $(eval $(call feature,NCCL,nccl,nccl.h))
+$(eval $(call feature,CUBLASLT,cublaslt,cublasLt.h under CUDA_HOME=$(CUDA_HOME)))
 $(eval $(call feature,VERBS,verbs,libibverbs/librdmacm headers))
 ifneq ($(have_cuda),yes)
 have_nccl := no
+have_cublaslt := no
 endif
 have_gnuplot := $(if $(shell command -v gnuplot 2>/dev/null),yes,no)
 # NVML is loaded with dlopen at run time; its header, when the toolkit has it, types the calls
@@ -68,11 +72,15 @@ ifeq ($(have_nccl),yes)
 CPPFLAGS += -DHAVE_NCCL
 LDLIBS   += -lnccl
 endif
+ifeq ($(have_cublaslt),yes)
+CPPFLAGS += -DHAVE_CUBLASLT
+LDLIBS   += -lcublasLt
+endif
 ifeq ($(have_verbs),yes)
 CPPFLAGS += -DHAVE_VERBS
 LDLIBS   += -libverbs -lrdmacm
 endif
-FEATURES := features: mpi=yes cuda=$(have_cuda) nccl=$(have_nccl) verbs=$(have_verbs) gnuplot=$(have_gnuplot)
+FEATURES := features: mpi=yes cuda=$(have_cuda) nccl=$(have_nccl) cublaslt=$(have_cublaslt) verbs=$(have_verbs) gnuplot=$(have_gnuplot)
 
 LIB_SRC  := $(wildcard core/*.c gpu/*.c bench/*.c probes/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)

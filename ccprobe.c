@@ -37,6 +37,11 @@
 #else
 #define FEATURE_NCCL 0
 #endif
+#ifdef HAVE_CUBLASLT
+#define FEATURE_CUBLASLT 1
+#else
+#define FEATURE_CUBLASLT 0
+#endif
 #ifdef HAVE_VERBS
 #define FEATURE_VERBS 1
 #else
@@ -150,9 +155,9 @@ static json_t *header_record(const struct cc_options *o, const struct mpictx *mp
 			"mpi_thread_level", mpi->thread_level >= MPI_THREAD_MULTIPLE ? "multiple" :
 					    mpi->thread_level >= MPI_THREAD_SERIALIZED ? "serialized" :
 					    "funneled-or-single");
-	json_object_set_new(rec, "features", json_pack("{s:b, s:b, s:b, s:b}", "mpi", 1,
+	json_object_set_new(rec, "features", json_pack("{s:b, s:b, s:b, s:b, s:b}", "mpi", 1,
 						       "cuda", FEATURE_CUDA, "nccl", FEATURE_NCCL,
-						       "verbs", FEATURE_VERBS));
+						       "cublaslt", FEATURE_CUBLASLT, "verbs", FEATURE_VERBS));
 	/* versions of the GPU libraries linked in (cuda_runtime, nccl), for comparing hosts */
 	json_object_set_new(rec, "versions", gpu_build_versions());
 	json_object_set_new(rec, "options", json_pack(
@@ -164,6 +169,18 @@ static json_t *header_record(const struct cc_options *o, const struct mpictx *mp
 		"backend", o->backend, "dtypes", o->dtypes, "ops", o->ops, "root", o->root,
 		"scale", o->scale));
 	return rec;
+}
+
+/* Runs one probe, or records that it was not built. */
+static int run_probe(struct cc_run *run, const struct probe *p)
+{
+	char err[300];
+
+	if (!p->missing)
+		return p->run(run);
+	snprintf(err, sizeof(err), "not built: %s", p->missing);
+	run_skip(run, "probe", p->name, err);
+	return CC_EXIT_OK;
 }
 
 /* Runs one collective sweep, bringing up the backend on first use. */
@@ -213,7 +230,7 @@ int main(int argc, char **argv)
 	struct cc_run run = { 0 };
 	const struct backend *be;
 	char err[512], run_id[32], *all_colls[16];
-	int rc = CC_EXIT_OK, ok, be_state = 0;
+	int rc = CC_EXIT_OK, ok, be_state = 0, nothers, r;
 	int env_rank = mpictx_env_rank();
 
 	collect_params(params, 32);
@@ -273,6 +290,17 @@ int main(int argc, char **argv)
 			all_colls[o.nnames++] = (char *)colls[i]->name;
 		o.names = all_colls;
 	}
+	/* probes that bracket the run (gpuhealth): before everything else, and after */
+	nothers = o.nnames;
+	for (int i = 0; i < o.nnames; i++) {
+		const struct probe *p = probe_find(o.names[i]);
+
+		if (p && p->around) {
+			nothers--;
+			r = run_probe(&run, p);
+			rc = r > rc ? r : rc;
+		}
+	}
 	if (o.scale) {
 		/* --scale: every collective named, per node count, before the probes */
 		const struct coll *list[16];
@@ -288,21 +316,24 @@ int main(int argc, char **argv)
 		const char *name = o.names[i];
 		const struct coll *coll = coll_find(name);
 		const struct probe *probe = probe_find(name);
-		int r;
 
-		if (coll && o.scale) {
+		if ((coll && o.scale) || (probe && probe->around)) {
 			continue;
 		} else if (coll) {
 			r = run_collective(&run, coll, be, &be_state);
-		} else if (probe->missing) {
-			snprintf(err, sizeof(err), "not built: %s", probe->missing);
-			run_skip(&run, "probe", probe->name, err);
-			r = CC_EXIT_OK;
 		} else {
-			r = probe->run(&run);
+			r = run_probe(&run, probe);
 		}
 		if (r > rc)
 			rc = r;
+	}
+	for (int i = 0; nothers && i < o.nnames; i++) {
+		const struct probe *p = probe_find(o.names[i]);
+
+		if (p && p->around) {
+			r = run_probe(&run, p);
+			rc = r > rc ? r : rc;
+		}
 	}
 	if (be_state == 1)
 		be->fini();

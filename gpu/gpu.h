@@ -186,7 +186,9 @@ json_t *gpu_build_versions(void);
  * Gathers every rank's array of records (mine, taken; may be empty) to rank
  * 0, which names the GPUs in them (fills "gpu"/"element" from "bus_id",
  * or "src_gpu"/"dst_gpu"/"element" from "src_bus"/"dst_bus") and writes
- * each as a "measurement" record. Collective over run->mpi->world. Returns
+ * each as a "measurement" record, or as the record type its "type" member
+ * names ("error", counted as a failure, or "skip": one GPU's failure or
+ * skip). Collective over run->mpi->world. Returns
  * on rank 0 the array of all records (new reference), NULL elsewhere.
  */
 json_t *gpu_emit(struct cc_run *run, json_t *mine);

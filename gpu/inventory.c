@@ -116,11 +116,16 @@ json_t *gpu_emit(struct cc_run *run, json_t *mine)
 		json_t *rec;
 
 		json_array_foreach(v, i, rec) {
+			/* "type": "error" or "skip": a failure or skip of that GPU alone (gemm) */
+			const char *type = json_string_value(json_object_get(rec, "type"));
+
 			gpu_name_record(rec);
 			if (gpu_transport())
 				json_object_set_new(rec, "transport", json_string(gpu_transport()));
 			json_array_append(all, rec);
-			run_record(run, "measurement", json_deep_copy(rec));
+			if (type && !strcmp(type, "error"))
+				run->failures++;
+			run_record(run, type ? type : "measurement", json_deep_copy(rec));
 		}
 	}
 	json_decref(per_rank);

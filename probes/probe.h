@@ -25,6 +25,12 @@ struct probe {
 	 * when it measured a failure, or CC_EXIT_RUNTIME when it could not run.
 	 */
 	int (*run)(struct cc_run *run);
+	/*
+	 * 1: when named, it runs before every other probe and collective of
+	 * the run and again after them (gpuhealth: counts that grow during the
+	 * run), whatever its place on the command line.
+	 */
+	int around;
 };
 
 /* The only list of probes: sorted by name, NULL-terminated. */

@@ -2,10 +2,13 @@
 
 #include <string.h>
 
-extern const struct probe probe_hbm, probe_ib, probe_netpair, probe_nvlink, probe_pcie;
+extern const struct probe probe_gemm, probe_gpuhealth, probe_hbm, probe_ib, probe_netpair,
+	probe_nvlink, probe_pcie;
 
 /* The only list of probes; keep sorted by name. */
 const struct probe *const probes[] = {
+	&probe_gemm,
+	&probe_gpuhealth,
 	&probe_hbm,
 	&probe_ib,
 	&probe_netpair,

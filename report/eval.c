@@ -43,7 +43,8 @@ int eval_init(struct eval *e, const struct profile *p)
 	e->ranks_of = json_object();
 	e->scaling = json_array();
 	e->estimate = json_null();
-	if (!e->cs || !e->series || !e->diagnoses || !e->timeouts || !e->versions || !e->outliers ||
+	e->compute = json_object();
+	if (!e->compute || !e->cs || !e->series || !e->diagnoses || !e->timeouts || !e->versions || !e->outliers ||
 	    !e->fits || !e->ranks_of || !e->scaling)
 		return -1;
 	e->ncs = p->ncrit;
@@ -317,7 +318,8 @@ static int measure(struct crit_state *s, const struct rv *r)
 	el->records++;
 	if (!rv_num(r, NULL, "rate_GBps", &rate) && rate > 0 && isfinite(rate))
 		p.rate = rate * (streq(c->unit, "Gb/s") ? 8 : 1);
-	if (c->relative > 0 && !p.rate) {
+	/* node_best: the rate is the host's best element, known only in judge() */
+	if (c->relative > 0 && !c->node_best && !p.rate) {
 		el->norate++;
 		return 0;
 	}
@@ -327,7 +329,7 @@ static int measure(struct crit_state *s, const struct rv *r)
 		el->imp_value = p.value;
 		el->imp_limit = (1 + RATE_MARGIN) * p.rate;
 	}
-	p.judged = c->relative > 0 ? p.value / p.rate : p.value;
+	p.judged = c->relative > 0 && !c->node_best ? p.value / p.rate : p.value;
 	p.spread = spread_pct(c, r);
 	return add_point(c, el, &p);
 }
@@ -498,9 +500,13 @@ static void note_inventory(struct eval *e, const json_t *rec)
 		char n[32];
 		size_t i;
 
-		json_array_foreach(gpus, i, g)
+		json_array_foreach(gpus, i, g) {
 			if (str(g, "name"))
 				consistency_note(e->versions, &e->vseen, "gpu_model", str(g, "name"), host);
+			if (str(g, "element") && json_is_number(json_object_get(g, "memory_bytes")))
+				compute_note_memory(e, str(g, "element"), host,
+						    json_number_value(json_object_get(g, "memory_bytes")), NAN);
+		}
 		snprintf(n, sizeof(n), "%zu", json_array_size(gpus));
 		consistency_note(e->versions, &e->vseen, "gpu_count", n, host);
 	}
@@ -573,6 +579,8 @@ int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 		rc = model_note_fit(e, r);
 	else if (streq(k.kind, "probe") && streq(k.name, "netpair"))
 		rc = note_netpair(e, r);
+	else if (streq(k.kind, "probe") && (streq(k.name, "gemm") || streq(k.name, "gpuhealth")))
+		rc = compute_note(e, r);
 	if (streq(k.kind, "probe"))
 		note_pair(e, r, &k);
 	for (int i = 0; !rc && i < e->ncs; i++)
@@ -616,6 +624,11 @@ int eval_record(struct eval *e, json_t *rec, long line, char *err, size_t len)
 
 			if (!selects(s->c, &k, 0))
 				continue;
+			/* a test double's failure is no more evidence than its measurements */
+			if (streq(str(rec, "transport"), "fake")) {
+				s->fake++;
+				continue;
+			}
 			if (skip ? s->skips++ : s->errors++)
 				continue;
 			if (skip)
@@ -998,6 +1011,29 @@ static void add_values(struct crit_state *s, const struct pt *vals, const int *j
 	free(idx);
 }
 
+/*
+ * "FRACTION of node_best": each element against the highest value of its
+ * host (profile.c allows it where higher is better only), which becomes
+ * its rate, so the bound and the report read as for "of rate".
+ */
+static void node_best(struct crit_state *s, struct pt *vals)
+{
+	const struct criterion *c = s->c;
+
+	for (int i = 0; i < s->nel; i++) {
+		double best = NAN;
+
+		if (!s->el[i].n)
+			continue;
+		for (int k = 0; k < s->nel; k++)
+			if (s->el[k].n && !strcmp(s->el[k].host, s->el[i].host) &&
+			    (isnan(best) || worse(c, best, vals[k].value)))
+				best = vals[k].value;
+		vals[i].rate = best;
+		vals[i].judged = best > 0 ? vals[i].value / best : 1;
+	}
+}
+
 /* "NAME, NAME, NAME (and N more)" of the elements whose count(el) is not 0, their number in *n; malloc'd */
 #define NAMES_LISTED 3
 static char *elem_names(const struct crit_state *s, long (*count)(const struct elem *), int *n)
@@ -1126,6 +1162,12 @@ static void judge(struct eval *e, struct crit_state *s)
 	    !s->plateau)
 		goto out;
 	for (int i = 0; i < s->nel; i++) {
+		if (s->el[i].n)
+			elem_value(c, &s->el[i], &vals[i]);
+	}
+	if (c->node_best)
+		node_best(s, vals);
+	for (int i = 0; i < s->nel; i++) {
 		struct elem *el = &s->el[i];
 		struct pt *p = &vals[i];
 		const char *shape;
@@ -1136,7 +1178,6 @@ static void judge(struct eval *e, struct crit_state *s)
 			json_array_append_new(s->incomplete, json_string(el->name));
 			continue;
 		}
-		elem_value(c, el, p);
 		judged[i] = 1;
 		njudged++;
 		b = elem_bound(c, p);
@@ -1288,6 +1329,7 @@ void eval_free(struct eval *e)
 	json_decref(e->ranks_of);
 	json_decref(e->scaling);
 	json_decref(e->estimate);
+	json_decref(e->compute);
 	free(e->np);
 	memset(e, 0, sizeof(*e));
 }

@@ -544,10 +544,10 @@ static json_t *make_estimate(const struct eval *e)
 	struct est_outputs out;
 	struct measured m, mi;
 	struct curve cv = { 0 };
-	json_t *j, *src, *meas, *notes, *terms;
-	char why[400], buf[48], desc[300], pair_src[200] = "", tp_src[300] = "";
+	json_t *j, *src, *meas, *notes, *terms, *compute, *mem;
+	char why[600], buf[48], desc[300], pair_src[200] = "", tp_src[300] = "";
 	double ranks, iranks = 0, mp, nodes, lanes;
-	int pi = -1;
+	int pi = -1, fits;
 
 	if (!s) {
 		snprintf(why, sizeof(why), "no all_reduce records%s%s%s%s with more than one rank in the results",
@@ -641,11 +641,21 @@ static json_t *make_estimate(const struct eval *e)
 			 "%g Gb/s x %.0f lane(s) / 8", pi ? "netpair bw_uni" : "ib write_bw", e->pair[pi].n,
 			 e->pair[pi].bytes, e->pair[pi].Gbps, lanes);
 	}
-	if (est_compute(&in, &out, why, sizeof(why)))
-		return not_made(w, cv.failed ? cv.why : why);
+	/* measured compute and memory (model_compute.c) */
+	compute = compute_rate(e, &in);
+	mem = compute_memory_fit(e, &in, &fits, why, sizeof(why));
+	if (!fits || est_compute(&in, &out, why, sizeof(why))) {
+		j = not_made(w, fits && cv.failed ? cv.why : why);
+		json_object_set_new(j, "compute", compute);
+		json_object_set_new(j, "memory_fit", mem);
+		return j;
+	}
 	j = est_json(&in, &out);
-	if (!j)
+	if (!j) {
+		json_decref(compute);
+		json_decref(mem);
 		return json_null();
+	}
 	json_object_set_new(j, "made", json_true());
 	snprintf(desc, sizeof(desc), "%s %s %s on %.0f node(s), %.0f rank(s)%s", s_of(s, "backend") ?: "-",
 		 s_of(s, "dtype") ?: "-", s_of(s, "op") ?: "-", nodes, ranks,
@@ -719,6 +729,9 @@ static json_t *make_estimate(const struct eval *e)
 	json_object_set_new(j, "sources", src);
 	json_object_set_new(j, "measured", meas);
 	json_object_set_new(j, "notes", notes);
+	compute_label(j, compute);
+	json_decref(compute);
+	compute_memory_note(j, mem);
 	return j;
 }
 

@@ -19,25 +19,37 @@
 #define CCDIAG_SHARE "/usr/local/share/ccdiag"
 #endif
 
-/* the metrics a criterion may judge: the only list (docs/profiles.md) */
+/*
+ * The metrics a criterion may judge: the only list (docs/profiles.md). Each
+ * states once which way is better; a bound without ">=" or "<=" takes it.
+ */
 enum sub { SUB_NONE, SUB_STAT, SUB_NAME };
+enum better { LOWER, HIGHER };
 static const struct metric {
 	const char *field;       /* first path component */
 	const char *unit;
 	enum sub sub;            /* what may follow: nothing, a statistic, any counter name */
 	const char *spread_of;   /* stats object whose cv is the measurement's spread */
+	enum better better;      /* which way is better */
 } metrics[] = {
-	{ "algbw_GBps", "GB/s", SUB_NONE, "time_us" },
-	{ "busbw_GBps", "GB/s", SUB_NONE, "time_us" },
-	{ "bw_GBps", "GB/s", SUB_NONE, "bw_stats_GBps" },
-	{ "bw_Gbps", "Gb/s", SUB_NONE, "bw_stats_GBps" },
-	{ "bw_stats_GBps", "GB/s", SUB_STAT, "bw_stats_GBps" },
-	{ "counter_delta", "count", SUB_NAME, NULL },
-	{ "lat_us", "us", SUB_STAT, "lat_us" },
-	{ "pct_of_rate", "%", SUB_NONE, "bw_stats_GBps" },
-	{ "rate_GBps", "GB/s", SUB_NONE, NULL },
-	{ "time_us", "us", SUB_STAT, "time_us" },
-	{ "wrong", "count", SUB_NONE, NULL },
+	{ "algbw_GBps", "GB/s", SUB_NONE, "time_us", HIGHER },
+	{ "busbw_GBps", "GB/s", SUB_NONE, "time_us", HIGHER },
+	{ "bw_GBps", "GB/s", SUB_NONE, "bw_stats_GBps", HIGHER },
+	{ "bw_Gbps", "Gb/s", SUB_NONE, "bw_stats_GBps", HIGHER },
+	{ "bw_stats_GBps", "GB/s", SUB_STAT, "bw_stats_GBps", HIGHER },
+	{ "counter_delta", "count", SUB_NAME, NULL, LOWER },
+	{ "drop_pct", "%", SUB_NONE, NULL, LOWER },          /* gemm sustained: first vs last 10 % */
+	{ "health", "count", SUB_NAME, NULL, LOWER },        /* gpuhealth: ECC, remaps, XIDs, ... */
+	{ "lat_us", "us", SUB_STAT, "lat_us", LOWER },
+	{ "pct_of_peak", "%", SUB_NONE, "tflops_stats", HIGHER },
+	{ "pct_of_rate", "%", SUB_NONE, "bw_stats_GBps", HIGHER },
+	{ "rate_GBps", "GB/s", SUB_NONE, NULL, HIGHER },
+	{ "temp_c", "C", SUB_STAT, NULL, LOWER },
+	{ "tflops", "TFLOP/s", SUB_NONE, "tflops_stats", HIGHER },
+	{ "tflops_stats", "TFLOP/s", SUB_STAT, "tflops_stats", HIGHER },
+	{ "throttle_samples", "count", SUB_NAME, NULL, LOWER },
+	{ "time_us", "us", SUB_STAT, "time_us", LOWER },
+	{ "wrong", "count", SUB_NONE, NULL, LOWER },
 };
 static const char *const stats[] = { "min", "median", "mean", "max", "p99", "p999", NULL };
 static const char *const scopes[SC_N] = {
@@ -57,7 +69,7 @@ struct parse {
 	const char *s;           /* or a string */
 	int done_lines, line;
 	int err_line;
-	char err[256];
+	char err[512];
 	struct criterion *cur;
 	char cur_section[128];
 };
@@ -217,7 +229,9 @@ static const struct metric *find_metric(struct criterion *c, char *err, size_t l
 unknown:
 	snprintf(err, len, "unknown metric '%s' (known: busbw_GBps, algbw_GBps, bw_GBps, "
 		 "bw_Gbps, bw_stats_GBps.STAT, lat_us.STAT, time_us.STAT, pct_of_rate, rate_GBps, "
-		 "counter_delta.NAME, wrong; STAT = min|median|mean|max|p99|p999)", c->metric);
+		 "counter_delta.NAME, wrong, tflops, tflops_stats.STAT, pct_of_peak, drop_pct, "
+		 "temp_c.STAT, throttle_samples.NAME, health.NAME; "
+		 "STAT = min|median|mean|max|p99|p999)", c->metric);
 	return NULL;
 }
 
@@ -266,14 +280,37 @@ static int parse_bound(struct criterion *c, char *err, size_t len)
 	if (c->derived)
 		return derived_bound(c, has_op, x, s, end, err, len);
 	if (end == s || errno || !isfinite(x) || x < 0) {
-		snprintf(err, len, "bound '%s': expected [>=|<=] NUMBER UNIT or [>=|<=] FRACTION of rate",
+		snprintf(err, len, "bound '%s': expected [>=|<=] NUMBER UNIT, [>=|<=] FRACTION of rate "
+			 "or [>=|<=] FRACTION of node_best",
 			 c->bound_text);
 		return -1;
 	}
 	for (u = end; *u == ' '; u++)
 		;
-	if (!has_op)       /* bandwidths want more, latencies and error counts less */
-		c->ge = !strcmp(c->unit, "GB/s") || !strcmp(c->unit, "Gb/s") || !strcmp(c->unit, "%");
+	if (!has_op)       /* the metric table says which way is better */
+		c->ge = c->higher;
+	if (!strcmp(u, "of node_best") || !strcmp(u, "% of node_best")) {
+		/* the best element of the same host: a straggler among its peers */
+		if (*u == '%')
+			x /= 100;
+		if (x <= 0 || x > 1) {
+			snprintf(err, len, "bound '%s': the fraction of node_best must be in (0, 1]",
+				 c->bound_text);
+			return -1;
+		}
+		if (c->scope != SC_GPU && c->scope != SC_NIC) {
+			snprintf(err, len, "bound '%s': node_best needs scope gpu or nic", c->bound_text);
+			return -1;
+		}
+		if (!c->ge) {
+			snprintf(err, len, "bound '%s': node_best needs '>=' and a metric where higher "
+				 "is better", c->bound_text);
+			return -1;
+		}
+		c->relative = x;
+		c->node_best = 1;
+		return 0;
+	}
 	if (!strcmp(u, "of rate") || !strcmp(u, "% of rate")) {
 		if (*u == '%')
 			x /= 100;
@@ -383,7 +420,7 @@ static int crit_key(struct parse *ps, struct criterion *c, const char *k, const 
 		return 1;
 	}
 	if (!strcmp(k, "metric")) {
-		char e[320];
+		char e[512];
 
 		if (!set_str(ps, &c->metric, k, v))
 			return 0;
@@ -399,6 +436,7 @@ static int crit_key(struct parse *ps, struct criterion *c, const char *k, const 
 			return fail(ps, "%s", e);
 		c->unit = m->unit;
 		c->spread_of = m->spread_of;
+		c->higher = m->better == HIGHER;
 		return 1;
 	}
 	if (!strcmp(k, "bound")) {
@@ -472,6 +510,17 @@ static int handler(void *user, const char *section, const char *k, const char *v
 			return parse_int(v, &p->gpus_per_node) ? fail(ps, "gpus_per_node '%s': expected a count", v) : 1;
 		if (!strcmp(k, "nics_per_node"))
 			return parse_int(v, &p->nics_per_node) ? fail(ps, "nics_per_node '%s': expected a count", v) : 1;
+		if (!strcmp(k, "gpu_memory")) {
+			char *end;
+
+			p->gpu_memory_gb = strtod(v, &end);
+			while (*end == ' ')
+				end++;
+			if (end == v || strcmp(end, "GB") || !(p->gpu_memory_gb >= 0) ||
+			    !isfinite(p->gpu_memory_gb))
+				return fail(ps, "gpu_memory '%s': expected NUMBER GB (1 GB = 1e9 bytes)", v);
+			return 1;
+		}
 		if (!strcmp(k, "nic_rate")) {
 			char *end;
 
@@ -496,7 +545,7 @@ static int handler(void *user, const char *section, const char *k, const char *v
 			return 1;
 		}
 	} else if (!strcmp(section, "workload")) {
-		char e[400];
+		char e[512];
 
 		return workload_set(&p->wl, k, v, ps->line, e, sizeof(e)) ? fail(ps, "%s", e) : 1;
 	} else if (!strncmp(section, "criterion", 9) && (!section[9] || section[9] == ' ')) {
@@ -547,7 +596,7 @@ static int check_criterion(const struct criterion *c, char *err, size_t len)
 static int finish(struct parse *ps, int rc, char *err, size_t len)
 {
 	struct profile *p = ps->p;
-	char e[320];
+	char e[512];
 
 	if (rc == -1 || rc == -2) {
 		snprintf(err, len, "%s: %s", ps->name, rc == -1 ? strerror(errno) : "out of memory");

@@ -72,6 +72,8 @@ struct criterion {
 	int ge;                  /* 1: value >= bound passes; 0: value <= bound */
 	double bound;            /* absolute bound in the metric's unit (when relative == 0) */
 	double relative;         /* > 0: the bound is this fraction of the record's rate_GBps */
+	int node_best;           /* with relative: of the best element of the same host instead */
+	int higher;              /* the metric's direction from the metric table: 1 higher is better */
 	char *bound_text;        /* as written, for the report */
 	int fail;                /* severity: 1 fail, 0 warn */
 	int repeat_best;         /* repeats of one size and direction: 1 the best, 0 the worst */
@@ -93,6 +95,8 @@ enum wl_key {
 	WL_BACKEND, WL_DTYPE,
 	/* the parallel layout (issue 15) */
 	WL_TP, WL_PP, WL_GPUS_PER_NODE, WL_GA_STEPS, WL_BYTES_PER_PARAM, WL_LAYERS, WL_ACT_BYTES,
+	/* measured compute and memory (model_compute.c) */
+	WL_COMPUTE_DTYPE, WL_MATMUL_EFF, WL_WEIGHT_BYTES, WL_OPTIM_BYTES,
 	WL_N
 };
 struct workload {
@@ -116,6 +120,8 @@ int workload_flag(struct workload *w, const char *arg, char *err, size_t len);
 int workload_check(const struct workload *w, const char *profile_name, char *err, size_t len);
 /* the value of key k: given, or its default (NaN: none; dp_size and gpus come from the run) */
 double workload_value(const struct workload *w, int k);
+/* where key k came from: "profile line N", "--workload" or "default", in buf */
+const char *workload_source(const struct workload *w, int k, char *buf, size_t len);
 void workload_free(struct workload *w);
 
 struct profile {
@@ -126,6 +132,7 @@ struct profile {
 	double outlier_tol;      /* default for criteria: fraction */
 	double baseline_tol;     /* fraction */
 	int consistency_fail;    /* version mismatch: 1 fail, 0 warn */
+	double gpu_memory_gb;    /* [hardware] gpu_memory: least memory per GPU, GB = 1e9 B; 0 = any */
 	struct workload wl;      /* [workload] and --workload */
 	struct criterion *crit;
 	int ncrit;
@@ -287,6 +294,7 @@ struct eval {
 	json_t *ranks_of;        /* series key -> ranks */
 	json_t *scaling;         /* charts.scaling, filled by eval_finish */
 	json_t *estimate;        /* summary.estimate: null, or the model (or why there is none) */
+	json_t *compute;         /* gemm and gpuhealth figures for the estimate (model_compute.c) */
 	/* node-to-node bandwidth for pipeline sends: [0] ib write_bw, [1] netpair bw_uni (pass 1) */
 	struct pair_bw {
 		double bytes;    /* the largest size seen */
@@ -307,6 +315,38 @@ int model_note_fit(struct eval *e, const struct rv *r);
 int eval_add_value(struct crit_state *s, const char *element, double value);
 /* builds e->scaling and e->estimate and feeds the derived criteria; before judging */
 void model_build(struct eval *e);
+
+/* ---- measured compute and memory in the estimate (model_compute.c, docs/compute.md) ---- */
+struct est_inputs;
+/* notes a gemm or gpuhealth measurement for the estimate; 0 or -1 on no memory */
+int compute_note(struct eval *e, const struct rv *r);
+/* notes a GPU's memory (bytes; free NaN when unknown) from an inventory or gpuhealth */
+void compute_note_memory(struct eval *e, const char *element, const char *host, double total,
+			 double free_bytes);
+/*
+ * The hardware check of GPU memory: [{key, expected, found, hosts, element}]
+ * for each GPU whose total memory is below the profile's gpu_memory; a new array.
+ */
+json_t *compute_memory_check(const struct eval *e);
+/*
+ * Before est_compute: replaces in->peak_tflops and in->mfu by the measured
+ * TFLOP/s of the slowest GPU and the workload's matmul_efficiency when gemm
+ * measured the workload's compute dtype. Returns the "compute" object of the
+ * estimate (what was used, and why), a new reference.
+ */
+json_t *compute_rate(const struct eval *e, struct est_inputs *in);
+/*
+ * The memory fit of the model states per GPU against the measured usable
+ * memory: the "memory_fit" object (a new reference). *fits is 0 when the
+ * states do not fit (then why says so, and what would fit), else 1 (also
+ * when nothing was measured: then the object says so).
+ */
+json_t *compute_memory_fit(const struct eval *e, const struct est_inputs *in, int *fits,
+			   char *why, size_t len);
+/* after est_json: labels the compute inputs of estimate j as compute_rate chose them */
+void compute_label(json_t *j, const json_t *compute);
+/* sets j's "memory_fit" to mem (taken) and says in its notes what it found */
+void compute_memory_note(json_t *j, json_t *mem);
 
 int eval_init(struct eval *e, const struct profile *p);
 /* feeds one record (the header included); returns 0 or -1 with err */

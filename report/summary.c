@@ -53,7 +53,11 @@ static json_t *criterion_json(const struct crit_state *s)
 	json_t *j, *bound, *worst = json_null();
 	char buf[32];
 
-	if (c->relative > 0)
+	if (c->node_best)
+		bound = json_pack("{s:s, s:f, s:s, s:f, s:s}", "op", ">=", "value", c->relative,
+				  "unit", "of node_best", "relative", c->relative,
+				  "basis", "fraction of the best element of the same host");
+	else if (c->relative > 0)
 		bound = json_pack("{s:s, s:f, s:s, s:f, s:s}", "op", c->ge ? ">=" : "<=",
 				  "value", c->relative, "unit", "of rate", "relative", c->relative,
 				  "basis", "fraction of each element's rate_GBps as the run reported it");
@@ -282,6 +286,10 @@ static json_t *hardware_check(const struct eval *e)
 		if (p->nics_per_node && atoi(found) < p->nics_per_node)
 			json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:O}", "key", "nics_at_rate",
 				"expected", want, "found", found, "hosts", hosts));
+	/* memory per GPU (model_compute.c): a GPU short of it names itself */
+	hosts = compute_memory_check(e);
+	json_array_extend(out, hosts);
+	json_decref(hosts);
 	return out;
 }
 
@@ -406,6 +414,9 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 		"name", p->name, "path", o->profile_path, "description", p->description, "expected",
 		"gpu_model", p->gpu_model, "gpus_per_node", p->gpus_per_node, "nics_per_node",
 		p->nics_per_node, "nic_rate_gbps", p->nic_rate_gbps));
+	if (p->gpu_memory_gb > 0)
+		json_object_set_new(json_object_get(json_object_get(s, "profile"), "expected"),
+				    "gpu_memory_gb", json_real(p->gpu_memory_gb));
 	json_object_set_new(s, "inputs", inputs);
 	json_object_set_new(s, "cluster", json_pack("{s:i, s:I, s:o}", "nodes", e->nhosts,
 						    "ranks", (json_int_t)e->ranks, "hosts", hosts));

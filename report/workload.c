@@ -41,6 +41,11 @@ static const struct wl_def {
 	[WL_BYTES_PER_PARAM] = { "bytes_per_param", T_POS, 0, NAN },
 	[WL_LAYERS] = { "layers", T_INT, 0, NAN },
 	[WL_ACT_BYTES] = { "act_bytes", T_BYTES, 0, NAN },
+	/* measured compute and memory (report/model_compute.c, docs/compute.md) */
+	[WL_COMPUTE_DTYPE] = { "compute_dtype", T_STR, 0, NAN },     /* NaN: bf16 */
+	[WL_MATMUL_EFF] = { "matmul_efficiency", T_FRAC, 0, 0.5 },
+	[WL_WEIGHT_BYTES] = { "weight_bytes", T_POS, 0, 2 },
+	[WL_OPTIM_BYTES] = { "optimizer_bytes", T_NONNEG, 0, 12 },
 };
 
 const char *wl_key_name(int k)
@@ -140,7 +145,8 @@ int workload_set(struct workload *w, const char *key, const char *value, int fro
 		snprintf(err, len, "unknown workload key '%s' (known: params, bytes_per_grad, dp_size, "
 			 "gpus, stage, tokens_per_step, total_tokens, peak_tflops, mfu, "
 			 "price_per_gpu_hour, bucket_bytes, overlap, backend, dtype, tp, pp, "
-			 "gpus_per_node, ga_steps, bytes_per_param, layers, act_bytes)", key);
+			 "gpus_per_node, ga_steps, bytes_per_param, layers, act_bytes, compute_dtype, "
+			 "matmul_efficiency, weight_bytes, optimizer_bytes)", key);
 		return -1;
 	}
 	if (from > 0 && w->from[k] > 0) {
@@ -232,6 +238,15 @@ int workload_check(const struct workload *w, const char *profile_name, char *err
 double workload_value(const struct workload *w, int k)
 {
 	return w->from[k] ? w->v[k] : defs[k].dflt;
+}
+
+const char *workload_source(const struct workload *w, int k, char *buf, size_t len)
+{
+	if (w->from[k] > 0)
+		snprintf(buf, len, "profile line %d", w->from[k]);
+	else
+		snprintf(buf, len, "%s", w->from[k] < 0 ? "--workload" : "default");
+	return buf;
 }
 
 void workload_free(struct workload *w)

@@ -1,8 +1,8 @@
 #!/bin/bash
 # tests/gpu/run.sh: on a machine with NVIDIA GPUs, builds ccprobe and runs
-# every GPU probe (pcie, nvlink, hbm) and an NCCL all_reduce sweep from 8 B
-# to 1 GiB on one host, one rank per GPU, then prints the figures with
-# their units. Meant to finish in under 5 minutes on an 8-GPU host.
+# every GPU probe (pcie, nvlink, hbm, gemm with gpuhealth before and after)
+# and an NCCL all_reduce sweep from 8 B to 1 GiB on one host, one rank per
+# GPU, then prints the figures with their units. Meant to finish in under 5 minutes on an 8-GPU host.
 #
 #   tests/gpu/run.sh                 # all GPUs of this host
 #   NGPU=2 OUT=/tmp/gpu tests/gpu/run.sh
@@ -70,6 +70,10 @@ step() {  # step NAME TIMEOUT ARGS...: one ccprobe run into $OUT/NAME.jsonl
 step probes 180 -n 20 -w 5 -r 5 ${SIZES:-} pcie nvlink hbm
 # NCCL all_reduce, float sum, 8 B .. 1 GiB
 step nccl 150 -B nccl -b 8 -e "${NCCL_MAX:-1G}" -f 2 -n 20 -w 5 -r 5 all_reduce
+# matmul: bf16 and fp8 (skipped by the probe below compute capability 8.9), two shapes,
+# 20 timed products each, 10 s sustained on 8192^3; gpuhealth before and after
+step compute 180 --gemm-dtypes bf16,fp8 --gemm-shapes 8192,4096 --gemm-iters 20 --gemm-warmup 5 \
+	--gemm-seconds 10 gpuhealth gemm
 
 # a hung rank under NCCL: the watchdog must name it and end the job (exit 4)
 if [ "$NGPU" -ge 2 ]; then
@@ -119,6 +123,21 @@ jq -r -s '
 	  "versions   nccl \(.[0].versions.nccl // "?"), cuda runtime \(.[0].versions.cuda_runtime // "?")"
 ' "$OUT/nccl.jsonl" 2>/dev/null
 
+jq -r -s '
+	(.[] | select(.type == "measurement" and .name == "gemm" and .test == "matmul")
+	 | "gemm       \(.element) \(.dtype) \(.shape): \(.tflops | round) TFLOP/s median (min \(.tflops_stats.min | round), p99 \(.tflops_stats.p99 | round))" +
+	   (if .peak_tflops then ", \(.pct_of_peak | round)% of \(.peak_tflops) dense peak" else "" end)),
+	(.[] | select(.type == "measurement" and .name == "gemm" and .test == "sustained")
+	 | "sustained  \(.element) \(.dtype) \(.shape) \(.seconds | round) s: \(.tflops | round) TFLOP/s, first 10% \(.tflops_first | round), last 10% \(.tflops_last | round) (drop \(.drop_pct * 10 | round / 10)%)" +
+	   (if .sm_clock_mhz then "; SM \(.sm_clock_mhz.min)..\(.sm_clock_mhz.max) MHz, mem \(.mem_clock_mhz.median) MHz, power max \(.power_w.max | round) W, temperature max \(.temp_c.max) C, reasons \(.throttle_reasons | join(",") | if . == "" then "none" else . end)" else "; NVML: \(.nvml)" end)),
+	(.[] | select(.type == "measurement" and .name == "gemm" and .test == "sdc")
+	 | "sdc        \(.element): checksum \(.checksum), \(if .wrong == 0 then "agrees with" else "DIFFERS from" end) \(.compared_with) other GPU(s)"),
+	(.[] | select(.type == "skip" or .type == "error") | "           \(.type): \(.name) \(.dtype // ""): \(.reason // .message)"),
+	(.[] | select(.type == "measurement" and .name == "gpuhealth")
+	 | "gpuhealth  \(.element) \(.phase): memory \(.mem_free_bytes / 1e9 * 10 | round / 10) of \(.mem_total_bytes / 1e9 * 10 | round / 10) GB free; " +
+	   "remap pending \(.health.remap_pending // "?"), uncorrected ECC \(.health.ecc_uncorrected_volatile // "?"), critical XIDs \(.health.xid_critical // "?") (\(.xid_log // "")), NVML \(.nvml)")
+' "$OUT/compute.jsonl" 2>/dev/null
+
 # the shipped profile of this GPU judges the records: every GPU criterion must find
 # them (a probe field the profile does not know shows as "no measurement of ...")
 model=$(jq -r 'select(.type == "inventory" and .kind == "gpu") | .gpus[0].name // empty' \
@@ -131,8 +150,8 @@ esac
 echo
 echo "== ccreport -p $prof (GPU model '$model'; one host, so IB and multi-node criteria stay incomplete)"
 build/ccreport -p "profiles/$prof.ini" --no-render -n 40 -o "$OUT/report" "$OUT/probes.jsonl" \
-	"$OUT/nccl.jsonl"
-missing=$(jq -c '[.criteria[] | select((.probe // "" | test("^(pcie|nvlink|hbm)$")) or
+	"$OUT/nccl.jsonl" "$OUT/compute.jsonl"
+missing=$(jq -c '[.criteria[] | select((.probe // "" | test("^(pcie|nvlink|hbm|gemm|gpuhealth)$")) or
 		.id == "allreduce_node" or .id == "allreduce_data") |
 		select(.reason | startswith("no measurement of")) | .id]' "$OUT/report/summary.json" 2>/dev/null)
 if [ "$missing" = "[]" ]; then
