@@ -238,6 +238,10 @@ static const char *element_of(const struct criterion *c, const struct rv *r, con
 		scope = "link";
 		*host = rv_str(r, "src");
 	}
+	/* a record of a whole node or the whole job (storage) is an element of that scope only */
+	if (scope && (!strcmp(scope, "node") || !strcmp(scope, "cluster")) &&
+	    strcmp(scope, rpt_scope_name(c->scope)))
+		return NULL;
 	switch (c->scope) {
 	case SC_CLUSTER:
 		*host = NULL;
