@@ -103,13 +103,14 @@ else
 	t_fail "local directory: left: $(left "$T_TMP/d") $(ls -A "$T_TMP/d")"
 fi
 
-# ---- the checkpoint estimate of that run against a hand computation (emu-1g: 1e6 params, every 2 min)
+# ---- the checkpoint estimate of that run against a hand computation (emu-1g: 1e6 params, every 2 min;
+# summary.json keeps 6 significant digits)
 "$R" -p "$T_ROOT/profiles/emu-1g.ini" --no-render -q -o "$T_TMP/rep" "$out" >/dev/null 2>&1
 bw=$(q "$out" '.test == "write" and .scope == "cluster"' | jq .bw_GBps)
 if jq -e --argjson bw "$bw" '.checkpoint | .made and .label == "model, not a measurement" and
 	.inputs.checkpoint_bytes == 16e6 and
-	((.outputs.write_s - 16e6 / ($bw * 1e9)) | fabs) < 1e-6 * .outputs.write_s and .outputs.interval_s == 120 and
-	((.outputs.stall_fraction - (16e6 / ($bw * 1e9)) / (120 + 16e6 / ($bw * 1e9))) | fabs) < 1e-9 and
+	((.outputs.write_s - 16e6 / ($bw * 1e9)) | fabs) < 1e-4 * .outputs.write_s and .outputs.interval_s == 120 and
+	((.outputs.stall_fraction - (16e6 / ($bw * 1e9)) / (120 + 16e6 / ($bw * 1e9))) | fabs) < 1e-4 * .outputs.stall_fraction and
 	(.sources.write_GBps | test("measured: storage write"))' "$T_TMP/rep/summary.json" >/dev/null &&
 	jq -e '.criteria[] | select(.id == "checkpoint_stall") | .values[0].value > 0' "$T_TMP/rep/summary.json" >/dev/null; then
 	t_pass "checkpoint estimate: write_s = 16 B x 1e6 / ($bw GB/s), stall = write / (120 s + write), judged"
@@ -272,7 +273,7 @@ if "$EMU" up 3 --storage 1 --degrade node2=10mbit >"$T_TMP/up.log" 2>&1; then
 	if [ $rc -eq 0 ] && jq -e '(.criteria[] | select(.id == "storage_write_node") | [.failures[].element] == ["node2"]) and
 		all(.outliers[] | select(.criterion == "storage_write_node"); .element == "node2")' \
 		"$T_TMP/rep-slownode/summary.json" >/dev/null; then
-		t_pass "client node2 at 10mbit: the only node below the bound and the only outlier"
+		t_pass "client node2 at 10mbit: named, the only node below the bound (no other node an outlier)"
 	else
 		t_fail "degraded client: exit $rc: $(jq -c '[.criteria[] | select(.id == "storage_write_node")], .outliers' "$T_TMP/rep-slownode/summary.json" | head -c 600)"
 	fi
