@@ -891,6 +891,9 @@ static int storage_run(struct cc_run *run)
 	watchdog_on_abort(cleanup_on_abort);
 	if (make_subdir(&s)) {
 		watchdog_disarm();
+		/* a rank that made no subdirectory created nothing: it must not remove a thing */
+		if (!cl.made_sub)
+			cl.sub[0] = '\0';
 		rc = CC_EXIT_FAIL;
 		goto clean;
 	}
