@@ -68,8 +68,27 @@ if t_is_root; then
 	else
 		t_fail "cannot mount a small tmpfs"
 	fi
+	# out of inodes mid-run (the room check is about bytes): ENOSPC at a create, an error
+	# record per rank naming host, rank, file and errno text; what was made is removed
+	mkdir -p "$T_TMP/inodes"
+	if mount -t tmpfs -o size=64m,nr_inodes=40 ccdiag-test "$T_TMP/inodes"; then
+		timeout 120 "${MPI[@]}" -np 2 "$P" -q -o "$T_TMP/enospc.jsonl" --storage-dir "$T_TMP/inodes" \
+			"${SMALL[@]}" storage >"$T_TMP/enospc.log" 2>&1
+		rc=$?
+		if [ $rc -eq 1 ] && q "$T_TMP/enospc.jsonl" '.type == "error" and .test == "meta_create"' | jq -se 'length >= 1 and
+			all(.errno == "No space left on device" and (.host | length > 0) and (.rank | type == "number") and
+			(.file | test("/md\\.[01]/f\\.[0-9]+$")) and (.message | test("cannot create")))' >/dev/null &&
+			[ -z "$(find "$T_TMP/inodes" -mindepth 1)" ]; then
+			t_pass "out of inodes: ENOSPC error records name host, rank, file and errno; nothing left"
+		else
+			t_fail "out of inodes: exit $rc: $(q "$T_TMP/enospc.jsonl" '.type == "error"' | head -c 400) left: $(find "$T_TMP/inodes" -mindepth 1 | head -3)"
+		fi
+		umount "$T_TMP/inodes"
+	else
+		t_fail "cannot mount a tmpfs with few inodes"
+	fi
 else
-	t_skip "read-only and full directories (need root for the mounts)"
+	t_skip "read-only, full and inode-less directories (need root for the mounts)"
 fi
 
 # ---- a healthy run on a local directory
