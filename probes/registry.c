@@ -3,7 +3,7 @@
 #include <string.h>
 
 extern const struct probe probe_gemm, probe_gpuhealth, probe_hbm, probe_ib, probe_netpair,
-	probe_nvlink, probe_pcie;
+	probe_nvlink, probe_pcie, probe_storage;
 
 /* The only list of probes; keep sorted by name. */
 const struct probe *const probes[] = {
@@ -14,6 +14,7 @@ const struct probe *const probes[] = {
 	&probe_netpair,
 	&probe_nvlink,
 	&probe_pcie,
+	&probe_storage,
 	NULL,
 };
 

@@ -21,12 +21,24 @@ if [ "$(id -u)" -eq 0 ] && command -v flock >/dev/null; then
 	exec 9>/run/lock/ccdiag-emucluster.lock
 	flock -w 1800 9 || echo "demo: another emulated cluster is still up after 30 min" >&2
 fi
-if [ "$(id -u)" -eq 0 ] && scripts/emucluster up 4 --rate 1gbit --degrade node2=100mbit; then
+# storage phase (docs/storage.md): with GlusterFS installed the cluster gets a storage host
+STORAGE=() SOUT=$OUT_DIR/storage.jsonl
+rm -f "$SOUT"
+command -v glusterd >/dev/null && command -v mount.glusterfs >/dev/null && STORAGE=(--storage 1)
+if [ "$(id -u)" -eq 0 ] && scripts/emucluster up 4 --rate 1gbit --degrade node2=100mbit "${STORAGE[@]}"; then
 	trap 'scripts/emucluster down' EXIT
 	degraded=", as expected with node2 degraded"
 	echo "demo: 4 emulated hosts (node0..node3), 1gbit links, node2 degraded to 100mbit"
 	scripts/emucluster mpirun -np 4 build/ccprobe --scale "${SWEEP[@]}" -o "$OUT" all_reduce netpair
 	rc=$?
+	if [ ${#STORAGE[@]} -gt 0 ]; then
+		echo "demo: storage phase: 4 ranks write, read back (checked) and stat on the emulated GlusterFS volume"
+		scripts/emucluster mpirun -np 4 build/ccprobe -q -o "$SOUT" --storage-dir /run/ccdiag-emu/storage \
+			--storage-size 8M --storage-reps 2 --storage-files 100 --storage-reads 100 storage
+		jq -r 'select(.type == "measurement" and .name == "storage" and .scope == "cluster") |
+			"demo: storage \(.test): " + (if .bw_GBps then "\(.bw_GBps * 1000 | round / 1000) GB/s" else
+			"\(.ops_per_s | round) ops/s" end) + (if .wrong != null then ", wrong = \(.wrong)" else "" end)' "$SOUT"
+	fi
 else
 	echo "demo: not root (or no network namespaces): running 4 local ranks instead of an emulated cluster"
 	export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp OMPI_MCA_osc=^ucx
@@ -61,7 +73,7 @@ esac
 # the acceptance report of this run: verdict first, then where to read it
 echo
 echo "demo: ccreport -p emu-1g -o $OUT_DIR/report $OUT"
-build/ccreport -p emu-1g -n 6 -o "$OUT_DIR/report" "$OUT"
+build/ccreport -p emu-1g -n 6 -o "$OUT_DIR/report" "$OUT" $([ -s "$SOUT" ] && echo "$SOUT")
 rrc=$?
 case $rrc in
 0 | 1 | 4)

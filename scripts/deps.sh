@@ -13,7 +13,8 @@ set -eu
 # what `make` alone needs to build ccprobe and ccreport
 BUILD="gcc make openmpi-bin libopenmpi-dev libjansson-dev libinih-dev"
 PACKAGES="$BUILD pkg-config libcmocka-dev
-jq iproute2 util-linux iputils-ping gnuplot-nox libibverbs-dev librdmacm-dev"
+jq iproute2 util-linux iputils-ping gnuplot-nox libibverbs-dev librdmacm-dev
+glusterfs-server glusterfs-client fio"
 
 OPTIONAL="chromium"
 
