@@ -6,6 +6,7 @@
  */
 #include "report.h"
 #include "render.h"
+#include "compare.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -160,44 +161,12 @@ static int parse_args(struct args *a, int argc, char **argv)
 	return 0;
 }
 
-static int mkdirs(const char *path)
-{
-	char buf[4096];
-
-	if (strlen(path) >= sizeof(buf))
-		return -1;
-	strcpy(buf, path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
-}
-
-static time_t report_time(void)
-{
-	const char *s = getenv("SOURCE_DATE_EPOCH");
-	char *end;
-	long long t;
-
-	if (s && *s) {
-		t = strtoll(s, &end, 10);
-		if (!*end && t >= 0)
-			return (time_t)t;
-	}
-	return time(NULL);
-}
-
 static int write_outputs(const struct args *a, json_t *s)
 {
 	struct render_opts ro = { .outdir = a->outdir, .charts = a->charts, .gnuplot = a->gnuplot };
 	char path[4200], err[512];
 
-	if (mkdirs(a->outdir)) {
+	if (render_mkdirs(a->outdir)) {
 		fprintf(stderr, "ccreport: cannot create '%s': %s\n", a->outdir, strerror(errno));
 		return -1;
 	}
@@ -227,6 +196,9 @@ int main(int argc, char **argv)
 	struct args a;
 	int rc;
 
+	/* subcommands: the first word */
+	if (argc > 1 && !strcmp(argv[1], "compare"))
+		return compare_main(argc - 1, argv + 1);
 	if (parse_args(&a, argc, argv)) {
 		free(a.workload);
 		fprintf(stderr, "usage: ccreport -p PROFILE [options] RESULTS... (ccreport --help)\n");
@@ -284,7 +256,7 @@ static int report(const struct args *args, const char *argv0)
 	so.profile_path = ppath;
 	so.baseline = a.baseline;
 	so.baseline_tol = a.tolerance >= 0 ? a.tolerance : p.baseline_tol;
-	so.now = report_time();
+	so.now = render_report_time();
 	s = summary_build(&e, &so, err, sizeof(err));
 	if (!s) {
 		fprintf(stderr, "%s\n", err);

@@ -1,0 +1,58 @@
+#ifndef CCDIAG_COMPARE_H
+#define CCDIAG_COMPARE_H
+
+/*
+ * ccreport compare: several clusters' summaries side by side for one
+ * workload (docs/compare.md). compare.c reads the summaries and builds the
+ * comparison document (compare.json); nodes.c sizes a rental from a
+ * --scale curve; render_compare.c and chart_compare.c render the document
+ * with the markup and the chart machinery of the single-run report.
+ */
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "render.h"
+
+struct workload;
+
+struct cmp_run {
+	char *name;              /* NAME of NAME=RUN */
+	char *path;              /* the summary.json read */
+	json_t *s;               /* its document */
+	double price;            /* USD per GPU-hour; < 0 = none given by --price */
+};
+
+struct cmp_opts {
+	const struct workload *wl;   /* -w overrides (from == -1 marks those given) */
+	double deadline_days;        /* -w deadline_days; 0 = none */
+	double budget_usd;           /* -w budget_usd; 0 = none */
+	const char *generated_utc;
+};
+
+/*
+ * Reads NAME=RUN (RUN a summary.json or a folder holding one). Returns 0, or
+ * -1 with one line naming the run in err.
+ */
+int cmp_run_load(struct cmp_run *r, const char *arg, char *err, size_t len);
+void cmp_run_free(struct cmp_run *r);
+
+/* the comparison document (docs/compare.md); NULL with err on no memory */
+json_t *compare_build(struct cmp_run *runs, int n, const struct cmp_opts *o, char *err, size_t len);
+
+/* nodes.c: the "nodes" entry of one cluster (how many nodes to rent), or NULL when it has no curve */
+json_t *nodes_plan(const char *name, const json_t *summary, const json_t *inputs,
+		   const struct cmp_opts *o);
+
+/* chart_compare.c: the charts of the comparison (charts_draw_with) */
+struct chart_ctx;
+void chart_compare(struct chart_ctx *ctx, const json_t *doc);
+
+/* render_compare.c: compare.md, compare.html (charts drawn first), the terminal text */
+int render_compare(const json_t *doc, const struct render_opts *ro, char *err, size_t len);
+void compare_print(const json_t *doc, FILE *f);
+
+/* the command: ccreport compare ARGS (argv[0] is "compare"); returns the exit code */
+int compare_main(int argc, char **argv);
+
+#endif
