@@ -57,9 +57,9 @@ FEATURES := features: mpi=yes cuda=$(have_cuda) nccl=$(have_nccl) verbs=$(have_v
 
 LIB_SRC  := $(wildcard core/*.c bench/*.c probes/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
-# ccreport links no MPI, CUDA, NCCL or verbs: plain cc, jansson and inih only
+# ccreport links no MPI, CUDA, NCCL or verbs: plain cc, jansson, inih and sqlite3 only
 RCC      ?= cc
-RLDLIBS  := -ljansson -linih -lm
+RLDLIBS  := -ljansson -linih -lsqlite3 -lm
 # core/size.c and core/stats.c are plain C (no MPI): ccreport reads sizes and
 # takes medians as ccprobe does
 RPT_SRC  := $(filter-out report/main.c,$(wildcard report/*.c)) core/size.c core/stats.c

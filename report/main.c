@@ -7,6 +7,8 @@
 #include "report.h"
 #include "render.h"
 #include "compare.h"
+#include "history.h"
+#include "prom.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +19,7 @@
 
 struct args {
 	const char *profile, *outdir, *baseline, *gnuplot;
+	const char *prom, *history, *cluster;   /* --prom FILE, --history DB, --cluster NAME */
 	double tolerance;        /* baseline; < 0 = the profile's */
 	double outlier_tol;      /* < 0 = the profile's */
 	int charts, render, quiet, max_problems;
@@ -30,6 +33,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: ccreport -p PROFILE [options] RESULTS...\n"
+"       ccreport compare [options] NAME=RUN ...   (ccreport compare --help, docs/compare.md)\n"
+"       ccreport history DB [options]             (ccreport history --help, docs/history.md)\n"
 "\n"
 "Judges ccprobe results (files, or folders of *.jsonl) against an acceptance\n"
 "profile and writes summary.json, report.md, index.html and junit.xml.\n"
@@ -52,6 +57,11 @@ static void usage(FILE *f)
 "                            mfu, price_per_gpu_hour, bucket_bytes, overlap,\n"
 "                            backend, dtype (docs/estimate.md). The estimate is a\n"
 "                            model, labelled so, never a measurement\n"
+"      --prom FILE           also write the run as a Prometheus textfile-collector\n"
+"                            exposition (ccdiag_* metrics; written then renamed)\n"
+"      --history DB          append the run to the SQLite history DB (ccreport\n"
+"                            history DB shows it over time; docs/history.md)\n"
+"      --cluster NAME        the cluster's name in the history (default: its first host)\n"
 "      --no-charts           tables only, no gnuplot\n"
 "      --gnuplot CMD         gnuplot to run (default: gnuplot from PATH)\n"
 "      --no-render           write summary.json only\n"
@@ -66,8 +76,9 @@ static void usage(FILE *f)
 "  0  pass (warnings allowed)\n"
 "  1  a criterion failed, versions differ across hosts, the hardware falls short of the\n"
 "     profile (GPU model or count, NICs at the rate), or a regression against the baseline\n"
-"  2  usage error, or an input or profile that cannot be read (one line: file:line: what)\n"
-"  3  the outputs could not be written\n"
+"  2  usage error, or an input or profile that cannot be read (one line: file:line: what),\n"
+"     or a --history database that is corrupt or of another schema\n"
+"  3  the outputs could not be written (--prom, or a --history database locked)\n"
 "  4  incomplete: a required probe is missing, skipped or not built, or a run did not finish\n");
 }
 
@@ -94,6 +105,9 @@ static int parse_args(struct args *a, int argc, char **argv)
 		{ "outlier-tolerance", required_argument, NULL, 'O' },
 		{ "workload", required_argument, NULL, 'w' },
 		{ "no-charts", no_argument, NULL, 'C' },
+		{ "prom", required_argument, NULL, 'M' },
+		{ "history", required_argument, NULL, 'H' },
+		{ "cluster", required_argument, NULL, 'L' },
 		{ "gnuplot", required_argument, NULL, 'G' },
 		{ "no-render", no_argument, NULL, 'R' },
 		{ "problems", required_argument, NULL, 'n' },
@@ -119,6 +133,9 @@ static int parse_args(struct args *a, int argc, char **argv)
 		case 'o': a->outdir = optarg; break;
 		case 'b': a->baseline = optarg; break;
 		case 'C': a->charts = 0; break;
+		case 'M': a->prom = optarg; break;
+		case 'H': a->history = optarg; break;
+		case 'L': a->cluster = optarg; break;
 		case 'G': a->gnuplot = optarg; break;
 		case 'R': a->render = 0; break;
 		case 'q': a->quiet = 1; break;
@@ -199,6 +216,8 @@ int main(int argc, char **argv)
 	/* subcommands: the first word */
 	if (argc > 1 && !strcmp(argv[1], "compare"))
 		return compare_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "history"))
+		return history_main(argc - 1, argv + 1);
 	if (parse_args(&a, argc, argv)) {
 		free(a.workload);
 		fprintf(stderr, "usage: ccreport -p PROFILE [options] RESULTS... (ccreport --help)\n");
@@ -263,6 +282,19 @@ static int report(const struct args *args, const char *argv0)
 		goto free_eval;
 	}
 	rc = write_outputs(&a, s) ? RPT_EXIT_OUTPUT : (int)json_integer_value(json_object_get(s, "exit_code"));
+	/* after the report: a locked history or a full disk never costs the report itself */
+	if (a.prom && prom_write(s, a.prom, err, sizeof(err))) {
+		fprintf(stderr, "ccreport: %s\n", err);
+		rc = RPT_EXIT_OUTPUT;
+	}
+	if (a.history) {
+		int hrc = history_append(s, a.history, a.cluster, err, sizeof(err));
+
+		if (hrc) {
+			fprintf(stderr, "ccreport: %s\n", err);
+			rc = hrc;
+		}
+	}
 	json_decref(s);
 free_eval:
 	eval_free(&e);
