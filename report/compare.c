@@ -545,7 +545,7 @@ static int excluded(const json_t *rank, const char *name)
 }
 
 static json_t *differences(struct cmp_run *runs, int n, const json_t *wls, const json_t *crits,
-			   const json_t *rank)
+			   const json_t *rank, const json_t *differ)
 {
 	const json_t *fast = json_array_get(json_object_get(rank, "by_time"), 0), *rw = NULL, *e, *row;
 	json_t *out = json_array();
@@ -556,6 +556,21 @@ static json_t *differences(struct cmp_run *runs, int n, const json_t *wls, const
 		if (!strcmp(runs[k].name, j_str(fast, "name")))
 			ref = k;
 	rw = json_array_get(wls, ref);
+	/* inputs of the workload itself (not the measurement, the price or the job size) that differ */
+	{
+		static const char *const own[] = { "params", "bytes_per_grad", "stage", "tokens_per_step",
+			"total_tokens", "peak_tflops", "mfu", "bucket_bytes", "overlap" };
+		char list[300] = "";
+		size_t o, used = 0;
+
+		json_array_foreach(differ, i, e)
+			for (o = 0; o < sizeof(own) / sizeof(own[0]); o++)
+				if (!strcmp(j_str(e, "input"), own[o]) && used + strlen(own[o]) + 3 < sizeof(list))
+					used += snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "", own[o]);
+		if (used)
+			add_line(out, "the runs' workloads differ (%s): each cluster is estimated for its own; "
+				 "give -w KEY=VALUE to set one workload for all", list);
+	}
 	json_array_foreach(json_object_get(rank, "excluded"), i, e)
 		add_line(out, "%s is excluded: %s", j_str(e, "name"), j_str(e, "reason"));
 	for (int k = 0; k < n; k++) {
@@ -656,7 +671,8 @@ static json_t *charts_of(struct cmp_run *runs, int n)
 
 json_t *compare_build(struct cmp_run *runs, int n, const struct cmp_opts *o, char *err, size_t len)
 {
-	json_t *doc, *clusters = json_array(), *wls = json_array(), *nodes = json_array(), *crits, *rank;
+	json_t *doc, *clusters = json_array(), *wls = json_array(), *nodes = json_array(), *crits, *rank,
+	       *differ;
 
 	if (!clusters || !wls || !nodes)
 		goto nomem;
@@ -683,14 +699,21 @@ json_t *compare_build(struct cmp_run *runs, int n, const struct cmp_opts *o, cha
 		json_decref(crits);
 		goto nomem;
 	}
-	doc = json_pack("{s:i, s:s, s:s, s:s, s:s, s:o, s:o, s:{s:s, s:o, s:o}, s:o, s:o}",
+	differ = inputs_differ(wls);
+	doc = json_pack("{s:i, s:s, s:s, s:s, s:s, s:o, s:o, s:{s:s, s:O, s:O}, s:o, s:o}",
 			"schema", 1, "tool", "ccreport", "kind", "compare", "version", RPT_VERSION,
 			"generated_utc", o->generated_utc ? o->generated_utc : "", "clusters", clusters,
 			"criteria", crits, "workload", "label", "model, not a measurement", "clusters",
-			wls, "inputs_differ", inputs_differ(wls), "ranking", rank, "nodes", nodes);
-	if (!doc)
-		goto nomem;
-	json_object_set_new(doc, "differences", differences(runs, n, wls, crits, rank));
+			wls, "inputs_differ", differ, "ranking", rank, "nodes", nodes);
+	if (!doc) {   /* json_pack took the "o" references either way */
+		json_decref(wls);
+		json_decref(differ);
+		snprintf(err, len, "ccreport compare: out of memory");
+		return NULL;
+	}
+	json_object_set_new(doc, "differences", differences(runs, n, wls, crits, rank, differ));
+	json_decref(wls);
+	json_decref(differ);
 	json_object_set_new(doc, "charts", charts_of(runs, n));
 	json_object_set_new(doc, "deadline_days", o->deadline_days > 0 ? json_real(o->deadline_days) : json_null());
 	json_object_set_new(doc, "budget_usd", o->budget_usd > 0 ? json_real(o->budget_usd) : json_null());

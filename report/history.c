@@ -14,6 +14,8 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <unistd.h>
 
 static const char schema_sql[] =
 	"CREATE TABLE IF NOT EXISTS runs(id INTEGER PRIMARY KEY AUTOINCREMENT, cluster TEXT NOT NULL, "
@@ -64,6 +66,10 @@ static int db_open(const char *path, int write, sqlite3 **out, char *err, size_t
 	sqlite3 *db = NULL;
 	int rc, ver = -1;
 
+	if (!write && access(path, R_OK)) {
+		snprintf(err, len, "%s: cannot read the history: %s", path, strerror(errno));
+		return RPT_EXIT_USAGE;
+	}
 	rc = sqlite3_open_v2(path, &db, write ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE :
 			     SQLITE_OPEN_READONLY, NULL);
 	if (rc != SQLITE_OK) {

@@ -1,13 +1,15 @@
 #!/bin/sh
 # scripts/deps.sh: installs the Debian packages ccdiag builds, tests and runs
-# with. Idempotent: installs only what is missing. As root it runs apt-get;
+# with (libsqlite3-dev: ccreport's history; sqlite3 and prometheus, whose promtool
+# validates the --prom exposition: the tests). Idempotent: installs only what is missing. As root it runs apt-get;
 # otherwise it prints the apt-get line and exits 1. OPTIONAL packages (a
 # browser for tests/integration/test_report_html.sh) are tried when the
 # package is known to apt; failing to get them never fails this script.
 set -eu
 
 PACKAGES="gcc make pkg-config openmpi-bin libopenmpi-dev libjansson-dev libcmocka-dev
-jq iproute2 util-linux iputils-ping gnuplot-nox libibverbs-dev librdmacm-dev libinih-dev"
+jq iproute2 util-linux iputils-ping gnuplot-nox libibverbs-dev librdmacm-dev libinih-dev
+libsqlite3-dev sqlite3 prometheus"
 
 OPTIONAL="chromium"
 
