@@ -70,7 +70,7 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/%)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all check demo install clean deps features bench fuzz asan bench-report
+.PHONY: all check demo install clean deps features bench fuzz asan bench-report bench-compare
 all: features $(B)/ccprobe $(B)/ccreport
 
 features:
@@ -179,6 +179,9 @@ bench: all
 
 bench-report: $(B)/ccreport $(B)/tests/gen_results
 	@scripts/bench_report.sh
+
+bench-compare: $(B)/ccreport $(B)/tests/gen_results
+	@scripts/bench_compare.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ccdiag/scripts \

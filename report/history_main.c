@@ -29,6 +29,7 @@ static void history_usage(FILE *f)
 "  -t, --tolerance PCT  drift beyond PCT %% (default %g)\n"
 "  --add SUMMARY      append an earlier summary.json first (repeatable; with --cluster\n"
 "                     as its cluster name)\n"
+"  --add-only         append the --add summaries and stop (no table, no drift)\n"
 "  --no-charts, --gnuplot CMD, -q/--quiet, -h/--help\n"
 "\n"
 "Exit codes: 0 no drift, 1 drift flagged, 2 usage error or a database that is missing,\n"
@@ -44,6 +45,7 @@ int history_main(int argc, char **argv)
 		{ "runs", required_argument, NULL, 'k' },
 		{ "tolerance", required_argument, NULL, 't' },
 		{ "add", required_argument, NULL, 'a' },
+		{ "add-only", no_argument, NULL, 'A' },
 		{ "no-charts", no_argument, NULL, 'C' },
 		{ "gnuplot", required_argument, NULL, 'G' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -53,7 +55,7 @@ int history_main(int argc, char **argv)
 	struct render_opts ro = { .charts = 1 };
 	const char *cluster = NULL, *db;
 	char **adds, err[1024], path[4200], *end;
-	int c, k = HISTORY_K, quiet = 0, nadd = 0, rc = RPT_EXIT_USAGE;
+	int c, k = HISTORY_K, quiet = 0, nadd = 0, add_only = 0, rc = RPT_EXIT_USAGE;
 	double tol = HISTORY_TOL;
 	json_t *doc = NULL;
 
@@ -67,6 +69,7 @@ int history_main(int argc, char **argv)
 		case 'c': cluster = optarg; break;
 		case 'o': ro.outdir = optarg; break;
 		case 'a': adds[nadd++] = optarg; break;
+		case 'A': add_only = 1; break;
 		case 'C': ro.charts = 0; break;
 		case 'G': ro.gnuplot = optarg; break;
 		case 'q': quiet = 1; break;
@@ -117,6 +120,10 @@ int history_main(int argc, char **argv)
 			goto out;
 		}
 		rc = RPT_EXIT_USAGE;
+	}
+	if (add_only) {
+		rc = 0;
+		goto out;
 	}
 	rc = history_build(db, cluster, k, tol, &doc, err, sizeof(err));
 	if (rc) {
