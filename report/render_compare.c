@@ -395,6 +395,7 @@ out:
 
 /* ---- the terminal ---- */
 
+/* prints one line (the format has no new line of its own) */
 static void tprint(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void tprint(FILE *f, const char *fmt, ...)
 {
@@ -405,8 +406,10 @@ static void tprint(FILE *f, const char *fmt, ...)
 	if (vasprintf(&s, fmt, ap) < 0)
 		s = NULL;
 	va_end(ap);
+	/* one line: a new line inside a name is a '?' like every control character */
 	for (const char *q = s; q && *q; q++)
-		fputc((unsigned char)*q < 0x20 && *q != '\n' ? '?' : *q == 0x7f ? '?' : *q, f);
+		fputc((unsigned char)*q < 0x20 || *q == 0x7f ? '?' : *q, f);
+	fputc('\n', f);
 	free(s);
 }
 
@@ -416,24 +419,24 @@ void compare_print(const json_t *doc, FILE *f)
 	size_t i;
 	char b1[64], b2[64];
 
-	tprint(f, "ccreport compare: %zu clusters\n", json_array_size(j_arr(doc, "clusters")));
+	tprint(f, "ccreport compare: %zu clusters", json_array_size(j_arr(doc, "clusters")));
 	json_array_foreach(j_arr(r, "by_cost"), i, e) {
 		fmt_value(b1, sizeof(b1), json_object_get(e, "cost"));
 		fmt_value(b2, sizeof(b2), json_object_get(e, "days"));
-		tprint(f, "  by cost %zu. %s: %s USD, %s days\n", i + 1, j_str(e, "name"), b1, b2);
+		tprint(f, "  by cost %zu. %s: %s USD, %s days", i + 1, j_str(e, "name"), b1, b2);
 	}
 	json_array_foreach(j_arr(r, "by_time"), i, e) {
 		fmt_value(b2, sizeof(b2), json_object_get(e, "days"));
-		tprint(f, "  by time %zu. %s: %s days\n", i + 1, j_str(e, "name"), b2);
+		tprint(f, "  by time %zu. %s: %s days", i + 1, j_str(e, "name"), b2);
 	}
 	json_array_foreach(j_arr(r, "no_price"), i, e)
-		tprint(f, "  %s: no price (ranked by time only)\n", j_str(e, "name"));
+		tprint(f, "  %s: no price (ranked by time only)", j_str(e, "name"));
 	json_array_foreach(j_arr(r, "not_estimated"), i, e)
-		tprint(f, "  %s: not estimated: %s\n", j_str(e, "name"), j_str(e, "reason"));
+		tprint(f, "  %s: not estimated: %s", j_str(e, "name"), j_str(e, "reason"));
 	json_array_foreach(j_arr(r, "excluded"), i, e)
-		tprint(f, "  excluded %s: %s\n", j_str(e, "name"), j_str(e, "reason"));
+		tprint(f, "  excluded %s: %s", j_str(e, "name"), j_str(e, "reason"));
 	json_array_foreach(j_arr(doc, "differences"), i, e)
-		tprint(f, "  - %s\n", json_string_value(e) ? json_string_value(e) : "");
+		tprint(f, "  - %s", json_string_value(e) ? json_string_value(e) : "");
 	json_array_foreach(j_arr(doc, "nodes"), i, plan) {
 		const json_t *ch = json_object_get(plan, "choice"), *pt;
 		size_t j;
@@ -444,12 +447,12 @@ void compare_print(const json_t *doc, FILE *f)
 			fmt_value(b1, sizeof(b1), json_object_get(pt, "nodes"));
 			fmt_value(b2, sizeof(b2), json_object_get(pt, "days"));
 			fmt_value(b3, sizeof(b3), json_object_get(pt, "cost"));
-			tprint(f, "  %s: %s nodes: %s days, %s USD%s\n", j_str(plan, "cluster"), b1, b2,
+			tprint(f, "  %s: %s nodes: %s days, %s USD%s", j_str(plan, "cluster"), b1, b2,
 			       json_is_number(json_object_get(pt, "cost")) ? b3 : "no price",
 			       json_is_true(json_object_get(pt, "extrapolated")) ? " (extrapolated)" : "");
 		}
 		fmt_value(b1, sizeof(b1), json_object_get(ch, "nodes"));
-		tprint(f, "  %s: rent %s nodes: %s\n", j_str(plan, "cluster"),
+		tprint(f, "  %s: rent %s nodes: %s", j_str(plan, "cluster"),
 		       json_is_number(json_object_get(ch, "nodes")) ? b1 : "no", j_str(ch, "why"));
 	}
 }

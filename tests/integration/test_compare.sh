@@ -149,6 +149,8 @@ t_check "hostile: no markup from a name or host in compare.html" \
 		! grep -q "<b>x</b>" hostile/compare.html'
 t_check "hostile: the name's pipe and emphasis escaped in compare.md" grep -qF '\|\*\*x\*\*' hostile/compare.md
 
+out=$("$CCREPORT" compare --no-charts -o t-nl "$(printf 'X\nY: injected')=a")
+t_check "hostile: a new line in a name stays inside its terminal line" bash -c "! grep -q '^Y: injected' <<<'$out'"
 t_chrome_check compare hostile/compare.html
 t_chrome_check compare-nodes nodes-b/compare.html
 t_done
