@@ -3,7 +3,11 @@
  * Tables: runs (one row per report appended), criteria (per run and
  * criterion: verdict, worst and median value, the worst element) and
  * elements (per run, criterion and element: the value judged; every scope
- * but node pairs, whose matrix grows with the square of the nodes).
+ * but node pairs, whose matrix grows with the square of the nodes). Element
+ * and criterion names are stored once, in names, and elements refers to them
+ * by number (a 1024-node run has some 100000 element values: as text they
+ * made a database of 35 MB per run); the view element_values reads them
+ * back by name.
  */
 #include "history.h"
 #include "report.h"
@@ -26,9 +30,41 @@ static const char schema_sql[] =
 	"criterion TEXT NOT NULL, title TEXT, unit TEXT, op TEXT, verdict TEXT, required INTEGER, "
 	"elements INTEGER, worst REAL, worst_element TEXT, worst_host TEXT, median REAL, "
 	"spread_pct REAL, PRIMARY KEY(run, criterion));"
-	"CREATE TABLE IF NOT EXISTS elements(run INTEGER NOT NULL REFERENCES runs(id), "
-	"criterion TEXT NOT NULL, element TEXT NOT NULL, host TEXT, value REAL, spread_pct REAL, "
-	"PRIMARY KEY(run, criterion, element));";
+	"CREATE TABLE IF NOT EXISTS names(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, host TEXT);"
+	/* one criterion's rows together: the history view reads them a criterion at a time */
+	"CREATE TABLE IF NOT EXISTS elements(crit INTEGER NOT NULL REFERENCES names(id), "
+	"run INTEGER NOT NULL REFERENCES runs(id), elem INTEGER NOT NULL REFERENCES names(id), "
+	"value REAL, spread_pct REAL, PRIMARY KEY(crit, run, elem)) WITHOUT ROWID;"
+	"CREATE VIEW IF NOT EXISTS element_values AS SELECT e.run, c.name AS criterion, "
+	"n.name AS element, n.host, e.value, e.spread_pct FROM elements e "
+	"JOIN names c ON c.id = e.crit JOIN names n ON n.id = e.elem;";
+
+/* the number of a name (element or criterion), stored once; cache holds those seen */
+struct namer {
+	sqlite3_stmt *ins, *sel;
+	struct htab cache;
+};
+
+static sqlite3_int64 name_id(struct namer *nm, const char *name, const char *host)
+{
+	sqlite3_int64 id = -1;
+	int k = htab_get(&nm->cache, name);
+
+	if (k >= 0)
+		return k;
+	sqlite3_reset(nm->ins);
+	sqlite3_bind_text(nm->ins, 1, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(nm->ins, 2, host, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(nm->ins) != SQLITE_DONE)
+		return -1;
+	sqlite3_reset(nm->sel);
+	sqlite3_bind_text(nm->sel, 1, name, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(nm->sel) == SQLITE_ROW)
+		id = sqlite3_column_int64(nm->sel, 0);
+	if (id >= 0 && id < 0x7fffffff && htab_put(&nm->cache, name, (int)id))
+		return -1;
+	return id;
+}
 
 /* the exit code of an SQLite failure: locked or unwritable 3, not a history database 2 */
 static int db_fail(sqlite3 *db, int rc, const char *path, const char *what, char *err, size_t len)
@@ -192,16 +228,23 @@ static int insert_run(sqlite3 *db, const json_t *s, const char *cluster, sqlite3
 static int insert_criteria(sqlite3 *db, const json_t *s, sqlite3_int64 id)
 {
 	sqlite3_stmt *sc = NULL, *se = NULL;
+	struct namer nm = { 0 };
 	const json_t *c, *v;
 	size_t i, j;
 	int rc;
 
 	rc = sqlite3_prepare_v2(db, "INSERT INTO criteria VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &sc, NULL);
 	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO elements VALUES(?,?,?,?,?,?)", -1, &se, NULL);
+		rc = sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO elements VALUES(?,?,?,?,?)", -1, &se, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO names(name, host) VALUES(?,?)", -1, &nm.ins,
+					NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(db, "SELECT id FROM names WHERE name = ?", -1, &nm.sel, NULL);
 	json_array_foreach(j_arr(s, "criteria"), i, c) {
 		const json_t *w = json_object_get(c, "worst");
 		double med = values_median(c), sp = worst_spread(c);
+		sqlite3_int64 cid;
 
 		if (rc != SQLITE_OK)
 			break;
@@ -226,23 +269,35 @@ static int insert_criteria(sqlite3 *db, const json_t *s, sqlite3_int64 id)
 		else
 			sqlite3_bind_null(sc, 13);
 		rc = sqlite3_step(sc) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
-		if (!keep_elements(c))
+		if (rc != SQLITE_OK || !keep_elements(c))
 			continue;
+		cid = name_id(&nm, j_str(c, "id"), NULL);
+		if (cid < 0)
+			rc = sqlite3_errcode(db) != SQLITE_OK ? sqlite3_errcode(db) : SQLITE_NOMEM;
 		json_array_foreach(j_arr(c, "values"), j, v) {
+			sqlite3_int64 eid;
+
 			if (rc != SQLITE_OK)
 				break;
+			eid = name_id(&nm, j_str(v, "element"), j_str(v, "host"));
+			if (eid < 0) {
+				rc = sqlite3_errcode(db) != SQLITE_OK ? sqlite3_errcode(db) : SQLITE_NOMEM;
+				break;
+			}
 			sqlite3_reset(se);
-			sqlite3_bind_int64(se, 1, id);
-			bind_text(se, 2, j_str(c, "id"));
-			bind_text(se, 3, j_str(v, "element"));
-			bind_text(se, 4, j_str(v, "host"));
-			bind_num(se, 5, v, "value");
-			bind_num(se, 6, v, "spread_pct");
+			sqlite3_bind_int64(se, 1, cid);
+			sqlite3_bind_int64(se, 2, id);
+			sqlite3_bind_int64(se, 3, eid);
+			bind_num(se, 4, v, "value");
+			bind_num(se, 5, v, "spread_pct");
 			rc = sqlite3_step(se) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
 		}
 	}
 	sqlite3_finalize(sc);
 	sqlite3_finalize(se);
+	sqlite3_finalize(nm.ins);
+	sqlite3_finalize(nm.sel);
+	htab_free(&nm.cache);
 	return rc;
 }
 
@@ -352,8 +407,9 @@ static int elvals_load(sqlite3 *db, const char *cluster, const char *crit, const
 	int r = 0;
 
 	memset(e, 0, sizeof(*e));
-	if (sqlite3_prepare_v2(db, "SELECT e.run, e.element, e.host, e.value, e.spread_pct FROM elements e "
-			       "JOIN runs r ON r.id = e.run WHERE r.cluster = ? AND e.criterion = ? "
+	if (sqlite3_prepare_v2(db, "SELECT e.run, n.name, n.host, e.value, e.spread_pct FROM elements e "
+			       "JOIN names n ON n.id = e.elem JOIN runs r ON r.id = e.run "
+			       "WHERE r.cluster = ? AND e.crit = (SELECT id FROM names WHERE name = ?) "
 			       "ORDER BY r.time_utc, r.id", -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	bind_text(st, 1, cluster);

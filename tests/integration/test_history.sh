@@ -27,7 +27,7 @@ t_check "ten appends: the report's own exit codes (the last two fail hbm_copy's 
 	test "$rcs" = "0 0 0 0 0 0 0 0 1 1 " -a ! -s append.err
 t_check "the database holds 10 runs, 40 criteria rows and 16 GPUs x 10 runs of hbm_copy" \
 	test "$(sqlite3 h.db 'select count(*) from runs; select count(*) from criteria;
-		select count(*) from elements where criterion = "hbm_copy"' | tr '\n' ' ')" = "10 40 160 "
+		select count(*) from element_values where criterion = "hbm_copy"' | tr '\n' ' ')" = "10 40 160 "
 
 "$CCREPORT" history h.db --cluster lab -o hist >hist.out 2>hist.err
 rc=$?
