@@ -30,6 +30,29 @@ static void cmp_errf(char *err, size_t len, const char *name, const char *fmt, c
 	snprintf(err, len, "ccreport compare: %s: %s", name, what);
 }
 
+/* the comparison needs one failure and the worst element's value per criterion, no matrix */
+static void trim(json_t *s)
+{
+	json_t *c, *v, *keep;
+	size_t i, j;
+
+	json_object_del(json_object_get(s, "charts"), "netpair");
+	json_array_foreach(json_object_get(s, "criteria"), i, c) {
+		const char *worst = json_string_value(json_object_get(json_object_get(c, "worst"), "element"));
+
+		keep = json_array();
+		json_array_foreach(json_object_get(c, "values"), j, v)
+			if (worst && !strcmp(json_string_value(json_object_get(v, "element")) ?
+					     json_string_value(json_object_get(v, "element")) : "", worst)) {
+				json_array_append(keep, v);
+				break;
+			}
+		json_object_set_new(c, "values", keep);
+		while (json_array_size(json_object_get(c, "failures")) > 1)
+			json_array_remove(json_object_get(c, "failures"), json_array_size(json_object_get(c, "failures")) - 1);
+	}
+}
+
 int cmp_run_load(struct cmp_run *r, const char *arg, char *err, size_t len)
 {
 	const char *eq = strchr(arg, '=');
@@ -87,6 +110,7 @@ int cmp_run_load(struct cmp_run *r, const char *arg, char *err, size_t len)
 		cmp_errf(err, len, r->name, "'%s': summary schema %s (ccreport reads schema 1)", path, v);
 		goto fail;
 	}
+	trim(r->s);
 	return 0;
 nomem:
 	snprintf(err, len, "ccreport compare: out of memory");
