@@ -287,7 +287,7 @@ static double num_or(const json_t *o, const char *key, double dflt)
 	return j_num(o, key, &v) ? v : dflt;
 }
 
-static int inputs_of(const json_t *in, struct est_inputs *e)
+int cmp_inputs_of(const json_t *in, struct est_inputs *e)
 {
 	memset(e, 0, sizeof(*e));
 	e->params = num_or(in, "params", NAN);
@@ -358,7 +358,7 @@ static json_t *workload_of(const struct cmp_run *r, const struct cmp_opts *o)
 		json_object_set_new(w, "reason", json_string(j_str(est, "reason")));
 		return w;
 	}
-	if (inputs_of(json_object_get(est, "inputs"), &in)) {
+	if (cmp_inputs_of(json_object_get(est, "inputs"), &in)) {
 		json_object_set_new(w, "made", json_false());
 		json_object_set_new(w, "reason", json_string("the summary's estimate has no readable inputs"));
 		return w;

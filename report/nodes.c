@@ -129,21 +129,10 @@ json_t *nodes_plan(const char *name, const json_t *summary, const json_t *inputs
 
 	if (!curve || !json_is_object(inputs))
 		return NULL;
-	in.params = num(inputs, "params");
-	in.bytes_per_grad = num(inputs, "bytes_per_grad");
-	in.dp_size = (int)num(inputs, "dp_size");
-	in.gpus = (int)num(inputs, "gpus");
-	if (est_stage_parse(j_str(inputs, "stage"), &in.stage))
+	if (cmp_inputs_of(inputs, &in))
 		return NULL;
-	in.tokens_per_step = num(inputs, "tokens_per_step");
-	in.total_tokens = num(inputs, "total_tokens");
-	in.peak_tflops = num(inputs, "peak_tflops");
-	in.mfu = num(inputs, "mfu");
-	in.price_gpu_hour = num(inputs, "price_per_gpu_hour");
-	in.bucket_bytes = num(inputs, "bucket_bytes");
-	in.overlap = num(inputs, "overlap");
-	in.alpha_us = alpha = num(inputs, "alpha_us");
-	in.beta_GBps = beta = num(inputs, "beta_GBps");
+	alpha = in.alpha_us;
+	beta = in.beta_GBps;
 	bus0 = num(inputs, "busbw_GBps");
 	if (!(mnodes >= 1) || !(mranks >= 1) || !(in.dp_size >= 1))
 		return NULL;
