@@ -71,6 +71,7 @@ static void usage(FILE *f)
 "  -V, --version             version\n"
 "\n"
 "SOURCE_DATE_EPOCH, when set, is the generated_utc time (reproducible output).\n"
+"CCREPORT_BUSY_TIMEOUT_MS: how long --history waits for another writer (default 10000).\n"
 "\n"
 "Exit codes:\n"
 "  0  pass (warnings allowed)\n"
