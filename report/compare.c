@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static void cmp_errf(char *err, size_t len, const char *name, const char *fmt, const char *a,
 		     const char *b)
@@ -53,7 +54,41 @@ static void trim(json_t *s)
 	}
 }
 
-int cmp_run_load(struct cmp_run *r, const char *arg, char *err, size_t len)
+/* results rather than a summary: a .jsonl file, or a folder holding some and no summary.json */
+static int holds_results(const char *path, int dir)
+{
+	size_t n = strlen(path);
+	char pat[4200];
+
+	if (!dir)
+		return n > 6 && !strcmp(path + n - 6, ".jsonl");
+	snprintf(pat, sizeof(pat), "%s/summary.json", path);
+	return access(pat, F_OK) != 0;
+}
+
+static int judged(struct cmp_run *r, const char *run, const struct cmp_judge *j, int dir, char *err,
+		  size_t len)
+{
+	char why[1024];
+
+	if (!j || !j->profile) {
+		cmp_errf(err, len, r->name, dir ? "'%s' holds no summary.json: give -p PROFILE to judge "
+			 "the results in it, or judge them first (ccreport -p PROFILE -o DIR %s)" :
+			 "'%s' is a results file, not a summary: give -p PROFILE to judge it, or judge it "
+			 "first (ccreport -p PROFILE -o DIR %s)", run, run);
+		return -1;
+	}
+	r->path = strdup(run);
+	r->s = r->path ? judge_results(j, run, why, sizeof(why)) : NULL;
+	if (!r->s) {
+		snprintf(err, len, "ccreport compare: %s: %s", r->name, r->path ? why : "out of memory");
+		return -1;
+	}
+	trim(r->s);
+	return 0;
+}
+
+int cmp_run_load(struct cmp_run *r, const char *arg, const struct cmp_judge *j, char *err, size_t len)
 {
 	const char *eq = strchr(arg, '=');
 	char path[4096];
@@ -74,12 +109,12 @@ int cmp_run_load(struct cmp_run *r, const char *arg, char *err, size_t len)
 		cmp_errf(err, len, r->name, "cannot read '%s': %s", eq + 1, strerror(errno));
 		goto fail;
 	}
-	snprintf(path, sizeof(path), S_ISDIR(st.st_mode) ? "%s/summary.json" : "%s", eq + 1);
-	if (S_ISDIR(st.st_mode) && stat(path, &st)) {
-		cmp_errf(err, len, r->name, "'%s' holds no summary.json (results are judged first: "
-			 "ccreport -p PROFILE -o DIR %s)", eq + 1, eq + 1);
-		goto fail;
+	if (holds_results(eq + 1, S_ISDIR(st.st_mode))) {
+		if (judged(r, eq + 1, j, S_ISDIR(st.st_mode), err, len))
+			goto fail;
+		return 0;
 	}
+	snprintf(path, sizeof(path), S_ISDIR(st.st_mode) ? "%s/summary.json" : "%s", eq + 1);
 	r->path = strdup(path);
 	if (!r->path)
 		goto nomem;
@@ -88,11 +123,6 @@ int cmp_run_load(struct cmp_run *r, const char *arg, char *err, size_t len)
 		char line[32];
 
 		snprintf(line, sizeof(line), "%d", je.line);
-		if (strlen(path) > 6 && !strcmp(path + strlen(path) - 6, ".jsonl")) {
-			cmp_errf(err, len, r->name, "'%s' is a results file, not a summary (judge it "
-				 "first: ccreport -p PROFILE -o DIR %s)", path, path);
-			goto fail;
-		}
 		snprintf(err, len, "ccreport compare: %s: %s:%s: malformed summary: %s", r->name, path,
 			 je.line > 0 ? line : "1", je.text);
 		goto fail;
@@ -401,6 +431,17 @@ static json_t *workload_of(const struct cmp_run *r, const struct cmp_opts *o)
 	return w;
 }
 
+/* the same input: summary.json keeps 6 significant digits, a summary judged in memory all */
+static int same_value(const json_t *a, const json_t *b)
+{
+	if (json_is_number(a) && json_is_number(b)) {
+		double x = json_number_value(a), y = json_number_value(b);
+
+		return fabs(x - y) <= 1e-5 * fmax(fabs(x), fabs(y));
+	}
+	return json_equal(a, b);
+}
+
 static json_t *inputs_differ(const json_t *wls)
 {
 	const json_t *first = NULL, *w, *v;
@@ -422,7 +463,7 @@ static json_t *inputs_differ(const json_t *wls)
 				continue;
 			x = json_object_get(json_object_get(w, "inputs"), key);
 			json_object_set(vals, j_str(w, "name"), x ? (json_t *)x : json_null());
-			if (!x || !json_equal(x, v))
+			if (!x || !same_value(x, v))
 				differ = 1;
 		}
 		if (differ)

@@ -31,11 +31,23 @@ struct cmp_opts {
 	const char *generated_utc;
 };
 
+/* how RUNs that hold results are judged: compare's -p and -w */
+struct cmp_judge {
+	const char *profile;     /* -p NAME|FILE; NULL: results cannot be judged */
+	const char *argv0;       /* for profile_find */
+	char **wl;               /* the -w KEY=VALUE flags of the estimate, in order */
+	int nwl;
+};
+
 /*
- * Reads NAME=RUN (RUN a summary.json or a folder holding one). Returns 0, or
+ * Reads NAME=RUN: RUN a summary.json or a folder holding one, or results
+ * (a .jsonl file, a folder of them) judged with j's profile. Returns 0, or
  * -1 with one line naming the run in err.
  */
-int cmp_run_load(struct cmp_run *r, const char *arg, char *err, size_t len);
+int cmp_run_load(struct cmp_run *r, const char *arg, const struct cmp_judge *j, char *err, size_t len);
+
+/* judge.c: results (file or folder) judged into a summary document; NULL with err */
+json_t *judge_results(const struct cmp_judge *j, const char *path, char *err, size_t len);
 void cmp_run_free(struct cmp_run *r);
 
 /* the comparison document (docs/compare.md); NULL with err on no memory */
@@ -60,7 +72,7 @@ void chart_compare(struct chart_ctx *ctx, const json_t *doc);
 int render_compare(const json_t *doc, const struct render_opts *ro, char *err, size_t len);
 void compare_print(const json_t *doc, FILE *f);
 
-/* the command: ccreport compare ARGS (argv[0] is "compare"); returns the exit code */
-int compare_main(int argc, char **argv);
+/* the command: ccreport compare ARGS (argv[0] is "compare"; argv0 the program); the exit code */
+int compare_main(int argc, char **argv, const char *argv0);
 
 #endif

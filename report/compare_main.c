@@ -16,15 +16,17 @@
 static void compare_usage(FILE *f)
 {
 	fprintf(f,
-"usage: ccreport compare [-w KEY=VALUE ...] [--price NAME=USD_PER_GPU_HOUR ...] [-o DIR]\n"
+"usage: ccreport compare [-p PROFILE] [-w KEY=VALUE ...] [--price NAME=USD_PER_GPU_HOUR ...] [-o DIR]\n"
 "                        NAME=RUN ...\n"
 "\n"
 "Sets clusters side by side for one workload: the criteria normalised to their bounds,\n"
 "the workload's time and cost on each (a model), a ranking by cost and by time among\n"
 "the clusters that pass every required criterion, the differences in words, and from\n"
-"a --scale run how many nodes to rent. RUN: a summary.json or the folder holding it.\n"
+"a --scale run how many nodes to rent. RUN: a summary.json or the folder holding it,\n"
+"or results (a .jsonl file, a folder of them) judged with -p.\n"
 "Writes compare.json, compare.md, compare.html and chart-*.svg into DIR.\n"
 "\n"
+"  -p, --profile NAME|FILE   judges the RUNs that are results (as ccreport -p)\n"
 "  -w, --workload KEY=VALUE  replaces an input of every run's estimate (keys of\n"
 "                            ccreport -w, docs/estimate.md), and also:\n"
 "                            deadline_days=D  rent the cheapest node count done within D days\n"
@@ -49,9 +51,10 @@ static int parse_usd(const char *s, double *out)
 	return end == s || *end || errno || !isfinite(*out) || *out < 0 ? -1 : 0;
 }
 
-int compare_main(int argc, char **argv)
+int compare_main(int argc, char **argv, const char *argv0)
 {
 	static const struct option opts[] = {
+		{ "profile", required_argument, NULL, 'p' },
 		{ "workload", required_argument, NULL, 'w' },
 		{ "price", required_argument, NULL, 'P' },
 		{ "out", required_argument, NULL, 'o' },
@@ -64,6 +67,7 @@ int compare_main(int argc, char **argv)
 	struct render_opts ro = { .outdir = "ccreport-compare", .charts = 1 };
 	struct workload wl = { 0 };
 	struct cmp_opts co = { .wl = &wl };
+	struct cmp_judge judge = { .argv0 = argv0 };
 	struct cmp_run *runs = NULL;
 	char **prices, err[1024], when[32], path[4200];
 	int c, quiet = 0, nprice = 0, nruns = 0, rc = RPT_EXIT_USAGE;
@@ -71,12 +75,17 @@ int compare_main(int argc, char **argv)
 	time_t now;
 
 	prices = calloc(argc, sizeof(*prices));
-	if (!prices)
+	judge.wl = calloc(argc, sizeof(*judge.wl));
+	if (!prices || !judge.wl) {
+		free(prices);
+		free(judge.wl);
 		return RPT_EXIT_USAGE;
+	}
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":w:o:qh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":p:w:o:qh", opts, NULL)) != -1) {
 		switch (c) {
+		case 'p': judge.profile = optarg; break;
 		case 'w': {
 			const char *a = optarg;
 			double *target = !strncmp(a, "deadline_days=", 14) ? &co.deadline_days :
@@ -94,6 +103,8 @@ int compare_main(int argc, char **argv)
 			} else if (workload_flag(&wl, a, err, sizeof(err))) {
 				fprintf(stderr, "ccreport compare: %s\n", err);
 				goto out;
+			} else {
+				judge.wl[judge.nwl++] = optarg;
 			}
 			break;
 		}
@@ -119,7 +130,7 @@ int compare_main(int argc, char **argv)
 	if (!runs)
 		goto out;
 	for (int i = optind; i < argc; i++) {
-		if (cmp_run_load(&runs[nruns], argv[i], err, sizeof(err))) {
+		if (cmp_run_load(&runs[nruns], argv[i], &judge, err, sizeof(err))) {
 			fprintf(stderr, "%s\n", err);
 			goto out;
 		}
@@ -184,6 +195,7 @@ out:
 		cmp_run_free(&runs[k]);
 	free(runs);
 	free(prices);
+	free(judge.wl);
 	workload_free(&wl);
 	return rc;
 }

@@ -216,7 +216,7 @@ int main(int argc, char **argv)
 
 	/* subcommands: the first word */
 	if (argc > 1 && !strcmp(argv[1], "compare"))
-		return compare_main(argc - 1, argv + 1);
+		return compare_main(argc - 1, argv + 1, argv[0]);
 	if (argc > 1 && !strcmp(argv[1], "history"))
 		return history_main(argc - 1, argv + 1);
 	if (parse_args(&a, argc, argv)) {

@@ -36,6 +36,15 @@ else
 	t_fail "golden: compare.json's projection differs: $(head -c 600 cmp.diff)"
 fi
 
+# results instead of summaries: judged in memory with -p, the same decisions
+mkdir -p bdir && cp b.jsonl bdir/
+"$CCREPORT" compare -q --no-charts -p "$DIR/profile.ini" --price A=2 --price B=1.5 -o cmp-r \
+	A=a.jsonl B=bdir C=c/summary.json >/dev/null 2>cmp-r.err
+rc=$?
+jq -S -f "$DIR/projection.jq" cmp-r/compare.json >cmp-r.proj 2>/dev/null
+t_check "results judged with -p (a file, a folder of them, a summary mixed): exit $rc, the golden projection" \
+	cmp -s "$DIR/projection.json" cmp-r.proj
+
 # by hand: S = 2 B x 7e9, 16 ranks, DDP: sync = 2 x 15/16 x S / busbw(1 GiB);
 # compute = 6 x 7e9 x 65536 / (16 x 989e12 x 0.4); steps = 1e11 / 65536; overlap 0
 hand() {  # hand RESULTS PRICE -> "busbw step days cost"
@@ -95,7 +104,10 @@ bad "missing" "^ccreport compare: X: cannot read 'nope'" A=a X=nope
 bad "malformed" "^ccreport compare: X: broken.json:3: malformed summary" A=a X=broken.json
 bad "another schema" "X: 'v2.json': summary schema 2 (ccreport reads schema 1)" A=a X=v2.json
 bad "results, not a summary" "X: 'a.jsonl' is a results file" A=a X=a.jsonl
-bad "a folder without summary.json" "X: 'empty' holds no summary.json" A=a X=empty
+bad "a folder without summary.json, no -p" "X: 'empty' holds no summary.json: give -p PROFILE" A=a X=empty
+bad "-p and a folder without results" "^ccreport compare: X: .*empty" -p "$DIR/profile.ini" A=a X=empty
+{ head -1 a.jsonl; echo "not json"; } >badres.jsonl
+bad "-p and a malformed results file" "^ccreport compare: X: badres.jsonl:2: " -p "$DIR/profile.ini" A=a X=badres.jsonl
 bad "not NAME=RUN" "expected NAME=RUN" A=a a
 bad "a name twice" "A: the name is given twice" A=a A=b
 bad "--price of no cluster" "no cluster of that name" --price Z=3 A=a
