@@ -476,7 +476,10 @@ static json_t *inputs_differ(const json_t *wls)
 
 /* ---- ranking ---- */
 
-/* NULL when every required criterion passed (warnings allowed), else why not */
+/*
+ * NULL when every required criterion passed (warnings allowed) and the run's
+ * verdict is not fail or incomplete for another reason; else why not
+ */
 static char *exclusion(const json_t *s)
 {
 	const json_t *c, *pick = NULL;
@@ -496,8 +499,17 @@ static char *exclusion(const json_t *s)
 		if (strcmp(v, "pass") && strcmp(v, "warn") && !pick)
 			pick = c;
 	}
-	if (!pick)
-		return NULL;
+	if (!pick) {
+		/* every criterion passed, and still a fail or incomplete: hardware, versions, a run cut short */
+		const char *v = j_str(s, "verdict");
+
+		if (strcmp(v, "fail") && strcmp(v, "incomplete"))
+			return NULL;
+		snprintf(buf, sizeof(buf), "verdict %s: %s", verdict_word(v),
+			 json_string_value(json_array_get(j_arr(s, "problems"), 0)) ?
+			 json_string_value(json_array_get(j_arr(s, "problems"), 0)) : "see its report");
+		return strdup(buf);
+	}
 	if (json_array_size(j_arr(pick, "failures"))) {
 		fmt_failure(fl, sizeof(fl), json_array_get(j_arr(pick, "failures"), 0));
 		snprintf(buf, sizeof(buf), "%s %s: %s", j_str(pick, "id"),

@@ -78,6 +78,14 @@ t_check "no price for B: its cost is null and 'no price' in compare.md; ranking 
 		([.by_time[].name] | sort) == ["A", "B"]' np/compare.json
 t_check "compare.md says 'no price'" grep -q 'no price' np/compare.md
 
+# every criterion passed, but the run did not finish: excluded with its problem line
+"$GEN" -n 2 -s 5 noend >ne.jsonl
+"$CCREPORT" -q --no-render -p "$DIR/profile.ini" -o ne ne.jsonl
+"$CCREPORT" compare -q --no-charts -o cmp-ne A=a N=ne >/dev/null 2>&1
+t_check "a run cut short (no end record) is excluded, saying so, though its criteria passed" \
+	jq -e '.ranking | [.by_time[].name] == ["A"] and .excluded[0].name == "N" and
+		(.excluded[0].reason | test("^verdict INCOMPLETE: .*did not finish"))' cmp-ne/compare.json
+
 # judged with a different profile: the criteria it lacks cannot be compared, and say why
 "$CCREPORT" -q --no-render -p test-h100 -o c-h100 c.jsonl
 "$CCREPORT" compare -q --no-charts -o dp A=a H=c-h100 >/dev/null 2>&1
