@@ -99,6 +99,11 @@ static void criteria_section(FILE *f, const struct markup *m, const json_t *doc)
 	fputs("Each cell: the verdict, the worst value as a multiple of its own bound (above 1 is "
 	      "inside the bound; for upper bounds, bound / value), the value and its element.", f);
 	fputs(m->p_close, f);
+	if (json_array_size(j_arr(doc, "clusters")) > MAXC) {
+		m->p_open(f, "note");
+		fprintf(f, "The table shows the first %d clusters; compare.json holds them all.", MAXC);
+		fputs(m->p_close, f);
+	}
 	table_with_names(f, m, fixed, 2, j_arr(doc, "clusters"), tail, 1);
 	json_array_foreach(j_arr(doc, "criteria"), i, row) {
 		const json_t *bounds = j_arr(row, "bounds");
