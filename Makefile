@@ -84,9 +84,9 @@ FEATURES := features: mpi=yes cuda=$(have_cuda) nccl=$(have_nccl) cublaslt=$(hav
 
 LIB_SRC  := $(wildcard core/*.c gpu/*.c bench/*.c probes/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
-# ccreport links no MPI, CUDA, NCCL or verbs: plain cc, jansson and inih only
+# ccreport links no MPI, CUDA, NCCL or verbs: plain cc, jansson, inih and sqlite3 only
 RCC      ?= cc
-RLDLIBS  := -ljansson -linih -lm
+RLDLIBS  := -ljansson -linih -lsqlite3 -lm
 # core/size.c and core/stats.c are plain C (no MPI): ccreport reads sizes and
 # takes medians as ccprobe does
 RPT_SRC  := $(filter-out report/main.c,$(wildcard report/*.c)) core/size.c core/stats.c
@@ -102,7 +102,7 @@ FUZZ_SECONDS ?= 60
 FAKE_SRC := $(wildcard tests/fakes/fake*.c)
 FAKE_LIB := $(if $(filter yes,$(have_cuda)),$(B)/tests/libfakecuda.so)
 
-.PHONY: all check check-loaded demo install clean deps features bench bench-net fuzz asan bench-report
+.PHONY: all check check-loaded demo install clean deps features bench bench-net fuzz asan bench-report bench-compare
 all: features $(B)/ccprobe $(B)/ccreport
 
 features:
@@ -225,6 +225,9 @@ bench-net: all
 
 bench-report: $(B)/ccreport $(B)/tests/gen_results
 	@scripts/bench_report.sh
+
+bench-compare: $(B)/ccreport $(B)/tests/gen_results
+	@scripts/bench_compare.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ccdiag/scripts \
