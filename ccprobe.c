@@ -156,11 +156,12 @@ static json_t *header_record(const struct cc_options *o, const struct mpictx *mp
 	/* versions of the GPU libraries linked in (cuda_runtime, nccl), for comparing hosts */
 	json_object_set_new(rec, "versions", gpu_build_versions());
 	json_object_set_new(rec, "options", json_pack(
-		"{s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:f, s:s, s:s, s:s, s:i, s:b}",
+		"{s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:f, s:f, s:s, s:s, s:s, s:i, s:b}",
 		"min_bytes", (json_int_t)o->min_bytes, "max_bytes", (json_int_t)o->max_bytes,
 		"step_factor", (json_int_t)o->factor, "step_bytes", (json_int_t)o->step,
 		"iters", o->iters, "warmup", o->warmup, "reps", o->reps,
 		"check_iters", o->check_iters, "timeout_s", o->timeout_s,
+		"time_per_size_s", o->time_per_size,
 		"backend", o->backend, "dtypes", o->dtypes, "ops", o->ops, "root", o->root,
 		"scale", o->scale));
 	return rec;

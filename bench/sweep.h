@@ -7,6 +7,8 @@
 #include "coll.h"
 
 #define SWEEP_MAX_SIZES 4096
+/* the fewest repetitions --time-per-size leaves a size (-r below it is kept) */
+#define SWEEP_MIN_REPS 3
 
 /*
  * The message sizes of a sweep: min, then times factor (or plus step) while

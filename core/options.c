@@ -20,6 +20,7 @@ void options_defaults(struct cc_options *o)
 	o->reps = 10;
 	o->check_iters = 1;
 	o->timeout_s = 300.0;
+	o->time_per_size = 2.0;
 	o->backend = "mpi";
 	o->dtypes = "float";
 	o->ops = "sum";
@@ -108,6 +109,7 @@ static const struct option base_longopts[] = {
 	{ "root", required_argument, NULL, 'R' },
 	{ "timeout", required_argument, NULL, 'T' },
 	{ "scale", no_argument, NULL, 'S' },
+	{ "time-per-size", required_argument, NULL, 'P' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "list", no_argument, NULL, 'L' },
@@ -206,6 +208,10 @@ int options_parse(struct cc_options *o, int argc, char **argv,
 				rc = options_fail(err, errlen, "invalid timeout '%s' for --timeout (seconds, 0 = none)", optarg);
 			break;
 		case 'S': o->scale = 1; break;
+		case 'P':
+			if (parse_double(optarg, 0.0, 1e6, &o->time_per_size))
+				rc = options_fail(err, errlen, "invalid time '%s' for --time-per-size (seconds, 0 = no limit)", optarg);
+			break;
 		case 'v': o->verbose++; break;
 		case 'q': o->quiet = 1; break;
 		case 'L': o->list = 1; break;
@@ -262,6 +268,9 @@ void options_usage(FILE *f, const struct cc_param *const *params)
 		"  -w, --warmup_iters N    untimed warm-up iterations per size [5]\n"
 		"  -r, --reps N            repetitions per size; each gives one timing sample [10]\n"
 		"  -c, --check N           data-check iterations per size, not timed [1]\n"
+		"      --time-per-size SEC about how long one size may take: at large sizes -w, -n\n"
+		"                          and then -r shrink to fit (at least 3 reps, 1 warm-up and\n"
+		"                          the check); records carry the counts run; 0 = off [2]\n"
 		"  -B, --backend NAME      collective backend: mpi (host memory), nccl (GPU memory) [mpi]\n"
 		"  -d, --datatype LIST     float, double, int32, comma separated [float]\n"
 		"      --op LIST           sum, prod, min, max, comma separated [sum]\n"

@@ -38,6 +38,7 @@ struct cc_options {
 	int reps;                /* -r: repetitions, each one timing sample */
 	int check_iters;         /* -c: separate data-check iterations */
 	double timeout_s;        /* --timeout: deadline of one measurement, 0 = none */
+	double time_per_size;    /* --time-per-size: seconds one sweep size may take, 0 = no limit */
 	const char *out_path;    /* -o */
 	const char *backend;     /* -B: collective backend */
 	const char *dtypes;      /* -d: comma list */
