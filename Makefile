@@ -71,7 +71,7 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/%)
 FUZZ_SECONDS ?= 60
 
 .PHONY: all check demo install clean deps features bench fuzz asan bench-report
-all: features $(B)/ccprobe $(B)/ccreport
+all: features $(B)/ccprobe $(B)/ccreport $(B)/ccdiag
 
 features:
 	@echo "$(FEATURES)"
@@ -102,6 +102,11 @@ $(B)/libccreport.a: $(RPT_OBJ) $(B)/features.txt
 
 $(B)/ccreport: $(B)/robj/report/main.o $(B)/libccreport.a
 	$(RCC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(RLDLIBS)
+
+# ccdiag is a shell script; it runs beside ccprobe and ccreport
+$(B)/ccdiag: scripts/ccdiag
+	@mkdir -p $(B)
+	install -m 755 $< $@
 
 # the synthetic results generator of ccreport's golden cases and benchmark
 $(B)/tests/gen_results: tests/report/gen_results.c
@@ -185,6 +190,7 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/ccdiag/profiles $(DESTDIR)$(PREFIX)/share/doc/ccdiag
 	install -m 755 $(B)/ccprobe $(DESTDIR)$(PREFIX)/bin/ccprobe
 	install -m 755 $(B)/ccreport $(DESTDIR)$(PREFIX)/bin/ccreport
+	install -m 755 $(B)/ccdiag $(DESTDIR)$(PREFIX)/bin/ccdiag
 	install -m 755 scripts/emucluster $(DESTDIR)$(PREFIX)/share/ccdiag/scripts/
 	install -m 644 profiles/*.ini $(DESTDIR)$(PREFIX)/share/ccdiag/profiles/
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/ccdiag/

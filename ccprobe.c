@@ -73,6 +73,36 @@ static void print_list(void)
 		       probes[i]->missing ? probes[i]->missing : "");
 }
 
+/*
+ * --plan: one line per name, "NAME<TAB>PHASE<TAB>SECONDS<TAB>what", the
+ * estimate of each on o->plan_nodes nodes under these options (the model of
+ * each table entry: bench/sweep.c, the probe's estimate), for ccdiag.
+ */
+static void print_plan(const struct cc_options *o)
+{
+	for (int i = 0; i < o->nnames; i++) {
+		const struct coll *c = coll_find(o->names[i]);
+		const struct probe *p = probe_find(o->names[i]);
+
+		if (c) {
+			int steps[64], n = o->scale ? scale_counts(o->plan_nodes, steps, 64) : 1;
+			double t = 0;
+			size_t nsizes = 0;
+
+			if (!o->scale)
+				steps[0] = o->plan_nodes;
+			for (int k = 0; k < n; k++)
+				t += sweep_estimate(o, c, steps[k], &nsizes);
+			printf("%s\t%s\t%.1f\t%zu sizes x %d node count(s), %s\n", c->name,
+			       probe_phase_name(PHASE_COLLECTIVES), t, nsizes, n,
+			       o->time_per_size > 0 ? "time-budgeted" : "no time budget");
+		} else {
+			printf("%s\t%s\t%.1f\t%s\n", p->name, probe_phase_name(p->phase),
+			       p->estimate ? p->estimate(o) : 0.0, p->missing ? "not built" : "model");
+		}
+	}
+}
+
 /* Checks names, backend and lists before MPI starts. Returns 0 or -1 with err. */
 static int validate(const struct cc_options *o, char *err, size_t len)
 {
@@ -219,6 +249,15 @@ int main(int argc, char **argv)
 		if (env_rank == 0)
 			fprintf(stderr, "ccprobe: error: %s\nTry 'ccprobe --help' for usage.\n", err);
 		return CC_EXIT_USAGE;
+	}
+	if (o.plan_nodes && !o.help && !o.version && !o.list) {
+		if (!o.nnames) {
+			for (int i = 0; colls[i] && i < 16; i++)
+				all_colls[o.nnames++] = (char *)colls[i]->name;
+			o.names = all_colls;
+		}
+		print_plan(&o);
+		return CC_EXIT_OK;
 	}
 	if (o.help || o.version || o.list) {
 		if (env_rank == 0) {

@@ -25,6 +25,7 @@
 #include "../core/timer.h"
 #include "../core/watchdog.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -482,6 +483,38 @@ int sweep_backend_start(const struct backend *be, const struct mpictx *mpi, char
 	if (!why[0])
 		snprintf(why, len, "backend '%s' failed on another rank", be->name);
 	return worst;
+}
+
+double sweep_estimate(const struct cc_options *o, const struct coll *coll, int nodes,
+		      size_t *nsizes)
+{
+	enum cc_dtype types[CC_NDTYPES];
+	enum cc_redop ops[CC_NOPS];
+	int ntypes = 1, nops = 1, ranks = nodes * o->plan_rpn;
+	size_t sizes[SWEEP_MAX_SIZES], n = sweep_sizes(o, sizes, SWEEP_MAX_SIZES);
+	/* busbw per rank: the node's rate shared by its ranks; unknown: 10 GB/s */
+	double bw = o->plan_gbps > 0 ? o->plan_gbps / 8 / o->plan_rpn * 1e9 : 10e9;
+	double alpha = 30e-6 * (1 + log2(ranks > 1 ? ranks : 1)), factor = coll->bus_factor(ranks);
+	double count = o->warmup + (double)o->iters * o->reps + o->check_iters;
+	double floor_ops = 1 + (o->reps < SWEEP_MIN_REPS ? o->reps : SWEEP_MIN_REPS) + o->check_iters;
+	double t = 0;
+	char err[160];
+
+	if (sweep_parse_lists(o, types, &ntypes, ops, &nops, err, sizeof(err)))
+		ntypes = nops = 1;
+	if (!coll->reduces)
+		nops = 1;
+	for (size_t i = 0; i < n; i++) {
+		double op = alpha + (double)sizes[i] * (factor > 0 ? factor : 1) / bw, s = count * op;
+
+		if (o->time_per_size > 0 && s > o->time_per_size)
+			s = o->time_per_size > floor_ops * op ? o->time_per_size : floor_ops * op;
+		t += s + 2e-3;  /* the barriers and reductions of each size */
+	}
+	if (nsizes)
+		*nsizes = n;
+	/* a backend start: communicators, connections (NCCL's take seconds) */
+	return t * ntypes * nops + (strcmp(o->backend, "nccl") ? 0.5 : 3.0);
 }
 
 int sweep_run(struct cc_run *run, const struct coll *coll, const struct backend *be)

@@ -110,6 +110,7 @@ static const struct option base_longopts[] = {
 	{ "timeout", required_argument, NULL, 'T' },
 	{ "scale", no_argument, NULL, 'S' },
 	{ "time-per-size", required_argument, NULL, 'P' },
+	{ "plan", required_argument, NULL, 'A' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "list", no_argument, NULL, 'L' },
@@ -208,6 +209,15 @@ int options_parse(struct cc_options *o, int argc, char **argv,
 				rc = options_fail(err, errlen, "invalid timeout '%s' for --timeout (seconds, 0 = none)", optarg);
 			break;
 		case 'S': o->scale = 1; break;
+		case 'A':
+			o->plan_rpn = 1;
+			o->plan_gbps = 0;
+			if (sscanf(optarg, "%d:%d:%lf", &o->plan_nodes, &o->plan_rpn, &o->plan_gbps) < 1 ||
+			    o->plan_nodes < 1 || o->plan_nodes > 1000000 || o->plan_rpn < 1 ||
+			    o->plan_rpn > 1024 || !(o->plan_gbps >= 0) ||
+			    strspn(optarg, "0123456789.:eE+") != strlen(optarg))
+				rc = options_fail(err, errlen, "invalid plan '%s' for --plan (NODES[:RANKS_PER_NODE[:GBPS]])", optarg);
+			break;
 		case 'P':
 			if (parse_double(optarg, 0.0, 1e6, &o->time_per_size))
 				rc = options_fail(err, errlen, "invalid time '%s' for --time-per-size (seconds, 0 = no limit)", optarg);
@@ -284,6 +294,9 @@ void options_usage(FILE *f, const struct cc_param *const *params)
 		"  -v, --verbose           more log lines on stderr (repeat for debug)\n"
 		"  -q, --quiet             no table on stdout\n"
 		"      --list              list collectives, backends and probes\n"
+		"      --plan N[:R[:G]]    print, per NAME, its ccdiag phase and the estimated\n"
+		"                          seconds on N nodes of R ranks with G Gb/s per node\n"
+		"                          under these options, and exit (no MPI; docs/ccdiag.md)\n"
 		"      --help, --version\n");
 	if (params && params[0]) {
 		fprintf(f, "Probe options:\n");

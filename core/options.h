@@ -48,6 +48,9 @@ struct cc_options {
 	int verbose;             /* -v, repeatable */
 	int quiet;               /* -q: no table on stdout */
 	int list, help, version; /* actions */
+	int plan_nodes;          /* --plan N[:RPN[:GBPS]]: print estimates for N nodes; 0 = run */
+	int plan_rpn;            /* ranks per node of the plan [1] */
+	double plan_gbps;        /* each node's network rate in Gb/s; 0 = unknown */
 	char **names;            /* collectives or probes to run, in order */
 	int nnames;
 	int argc;                /* the original command line, for the run header */

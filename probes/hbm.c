@@ -8,9 +8,20 @@
 #include "gpu.h"
 #include "probe.h"
 
+#define HBM_MIN ((size_t)256 << 20)   /* default sizes when neither -b nor -e is given */
+#define HBM_MAX ((size_t)1 << 30)
+
+/* every GPU at once: the sweep of copies (read + write) at a nominal 2500 GB/s */
+static double hbm_estimate(const struct cc_options *o)
+{
+	return probe_sweep_seconds(o, HBM_MIN, HBM_MAX, 2500, 2) + 2;
+}
+
 #ifndef HAVE_CUDA
 const struct probe probe_hbm = {
 	.name = "hbm",
+	.phase = PHASE_NODE,
+	.estimate = hbm_estimate,
 	.summary = "device-memory copy bandwidth per GPU (read + write counted)",
 	.missing = "built without CUDA",
 };
@@ -20,8 +31,6 @@ const struct probe probe_hbm = {
 
 #include <stdlib.h>
 
-#define HBM_MIN ((size_t)256 << 20)   /* default sizes when neither -b nor -e is given */
-#define HBM_MAX ((size_t)1 << 30)
 #define HBM_MAX_SIZES 64
 
 struct hbm {
@@ -154,6 +163,8 @@ static int hbm_run(struct cc_run *run)
 
 const struct probe probe_hbm = {
 	.name = "hbm",
+	.phase = PHASE_NODE,
+	.estimate = hbm_estimate,
 	.summary = "device-memory copy bandwidth per GPU (read + write counted)",
 	.check = gpu_check_params,
 	.run = hbm_run,
