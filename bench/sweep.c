@@ -11,8 +11,9 @@
  *
  * Time budget (--time-per-size): a large message on a slow link can take
  * seconds per operation, so -n x -r of them would take minutes per size.
- * The first warm-up operation is timed (slowest rank); from it every rank
- * derives the same counts: warm-up up to a fifth of the budget, then
+ * The first warm-up operation is timed (slowest rank) and sets the warm-up,
+ * up to a fifth of the budget; the rest of the warm-up, timed again (the
+ * first carries connection set-up), gives every rank the same counts:
  * iterations and, once down to one, repetitions shrink to fit the rest, but
  * never below SWEEP_MIN_REPS repetitions (the spread needs samples) and
  * never below one warm-up and the data check. Records carry the counts run.
@@ -142,7 +143,7 @@ static int warmup_and_budget(struct cc_run *run, struct coll_args *a,
 			     const struct backend *be, struct point *p)
 {
 	const struct cc_options *o = run->opt;
-	double budget = o->time_per_size, t0, op_s, left;
+	double budget = o->time_per_size, t0, first, op_s, left;
 	int err = 0, min_reps = o->reps < SWEEP_MIN_REPS ? o->reps : SWEEP_MIN_REPS;
 	long fit;
 
@@ -157,16 +158,24 @@ static int warmup_and_budget(struct cc_run *run, struct coll_args *a,
 	/* the first warm-up operation (at least one runs) times the operation */
 	t0 = timer_now();
 	err = be->start(a) || be->wait();
-	op_s = timer_now() - t0;
-	MPI_Allreduce(MPI_IN_PLACE, &op_s, 1, MPI_DOUBLE, MPI_MAX, run->mpi->world);
-	if (op_s <= 0)
-		op_s = 1e-9;
+	first = timer_now() - t0;
+	MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MAX, run->mpi->world);
+	op_s = first > 1e-9 ? first : 1e-9;
 	fit = (long)(0.2 * budget / op_s);
 	p->warmup = o->warmup < 1 ? 1 : fit < 1 ? 1 : fit < o->warmup ? (int)fit : o->warmup;
+	/* the first one carries connection set-up: the others time the operation better */
+	t0 = timer_now();
 	for (int w = 1; w < p->warmup && !err; w++)
 		err = be->start(a) || be->wait();
+	if (p->warmup > 1) {
+		op_s = (timer_now() - t0) / (p->warmup - 1);
+		MPI_Allreduce(MPI_IN_PLACE, &op_s, 1, MPI_DOUBLE, MPI_MAX, run->mpi->world);
+		if (op_s <= 0)
+			op_s = 1e-9;
+	}
 	/* what is left after the warm-up and the data check, for the timed ones */
-	left = budget - p->warmup * op_s - o->check_iters * op_s;
+	/* from the slowest rank's times only: every rank computes the same counts */
+	left = budget - first - (p->warmup - 1) * op_s - o->check_iters * op_s;
 	fit = (long)(left / op_s);
 	if ((double)p->iters * p->reps > (double)fit) {
 		long iters = fit / p->reps;
