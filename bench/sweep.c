@@ -21,6 +21,7 @@
 #include "sweep.h"
 #include "fit.h"
 #include "../core/log.h"
+#include "../core/progress.h"
 #include "../core/size.h"
 #include "../core/stats.h"
 #include "../core/timer.h"
@@ -395,6 +396,7 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 	size_t best_size = 0;
 	double fx[SWEEP_MAX_SIZES], ft[SWEEP_MAX_SIZES];  /* rank 0: bytes, median s */
 	size_t nfit = 0, i = 0;
+	char series[96], sz[32];
 
 	max_counts(o, coll, sizes, nsizes, elt, mpi->size, &send_bytes, &recv_bytes);
 	ok = bufs_alloc(be, &b, send_bytes, recv_bytes) == 0;
@@ -410,6 +412,9 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 		rc = CC_EXIT_RUNTIME;
 		goto out;
 	}
+	snprintf(series, sizeof(series), "%s %s %s", coll->name, dtype_name(t),
+		 coll->reduces ? redop_name(op) : "none");
+	progress_begin(mpi->rank, o->quiet, series, (int)nsizes);
 	for (i = 0; i < nsizes; i++) {
 		struct coll_args a = { .id = coll->id, .send = b.send, .recv = b.recv,
 				       .dtype = t, .op = op, .root = o->root };
@@ -447,6 +452,7 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 		if (mpi->rank == 0) {
 			double bus;
 
+			progress_clear();  /* the table row, then the progress line again */
 			report(run, coll, be, &a, &p);
 			fx[nfit] = (double)p.c.bytes;
 			ft[nfit++] = p.st.median;
@@ -457,8 +463,10 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 			}
 			if (p.wrong)
 				rc = CC_EXIT_FAIL;
+			progress_step((int)i + 1, size_format(p.c.bytes, sz, sizeof(sz)));
 		}
 	}
+	progress_end();
 	if (mpi->rank == 0 && !o->quiet && best_size) {
 		char sz[32];
 

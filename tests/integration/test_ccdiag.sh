@@ -118,6 +118,30 @@ t_check "failed launch: exit 4 (incomplete, from ccreport), never pass" \
 	bash -c "[ $rc -eq 4 ] && jq -e '.verdict == \"incomplete\"' '$out/report/summary.json' >/dev/null &&
 		grep -q 'phase 1/2 pairs: not run: the launch failed' '$T_TMP/fail.out'"
 
+# ---- progress on stderr: in place on a (pseudo-)terminal, plain lines otherwise, -q silences
+script -qfec "'$D' run -p '$FX/local-data.ini' -o '$T_TMP/pty'" /dev/null >"$T_TMP/pty.out" 2>&1
+t_check "progress on a terminal: ccdiag's line is redrawn in place (CR, erase line)" \
+	grep -qaP '\r\033\[Kccdiag: phase [12]/2 [a-z-]+: [0-9]+s elapsed \(est\. [0-9]+s\), ~[0-9]+s left' "$T_TMP/pty.out"
+script -qfec "'$D' run -q -p '$FX/local-data.ini' -o '$T_TMP/pty'" /dev/null >"$T_TMP/pty.out" 2>&1
+t_check "progress: -q silences it on a terminal" bash -c "! grep -qa 'elapsed' '$T_TMP/pty.out'"
+CCDIAG_PROGRESS_EVERY=1 "$D" run -p "$FX/local-data.ini" -o "$T_TMP/pl" >"$T_TMP/pl.out" 2>"$T_TMP/pl.err"
+t_check "progress off a terminal: plain lines on stderr, none on stdout, no escapes" \
+	bash -c "grep -q '^ccdiag: phase 2/2 collectives-mpi: [0-9]*s elapsed' '$T_TMP/pl.err' &&
+		! grep -q elapsed '$T_TMP/pl.out' && ! grep -qaP '\033' '$T_TMP/pl.err'"
+P=$T_ROOT/build/ccprobe
+# a singleton (no mpirun, whose ranks' stderr is a pipe) on the terminal
+script -qfec "'$P' -b 1K -e 1M -o '$T_TMP/p.jsonl' all_reduce" /dev/null >"$T_TMP/pty.out" 2>&1
+t_check "ccprobe progress on a terminal: size k of N, elapsed, left, in place" \
+	grep -qaP '\r\033\[Kccprobe: all_reduce float sum [0-9]+[KM]? \([0-9]+/11\), [0-9]+ s elapsed, >= [0-9]+ s left' "$T_TMP/pty.out"
+CCPROBE_PROGRESS_EVERY=0.000001 mpirun --oversubscribe -np 2 "$P" -b 1K -e 1M -o "$T_TMP/p.jsonl" all_reduce \
+	>"$T_TMP/p.out" 2>"$T_TMP/p.err"
+t_check "ccprobe progress off a terminal: plain lines on stderr, the last one 11/11" \
+	bash -c "grep -q '^ccprobe: all_reduce float sum 1M (11/11), ' '$T_TMP/p.err' && ! grep -qaP '\033' '$T_TMP/p.err' &&
+		! grep -q elapsed '$T_TMP/p.out'"
+CCPROBE_PROGRESS_EVERY=0.000001 mpirun --oversubscribe -np 2 "$P" -q -b 1K -e 1M -o "$T_TMP/p.jsonl" all_reduce \
+	>"$T_TMP/p.out" 2>"$T_TMP/p.err"
+t_check "ccprobe progress: -q silences it" bash -c "! grep -q elapsed '$T_TMP/p.err'"
+
 # ---- the emulated cluster
 t_emu_suite "emulated cluster runs need root (network namespaces)"
 out=$T_TMP/emu
