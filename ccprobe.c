@@ -294,6 +294,7 @@ int main(int argc, char **argv)
 	}
 	make_run_id(run_id, sizeof(run_id));
 	MPI_Bcast(run_id, sizeof(run_id), MPI_CHAR, 0, MPI_COMM_WORLD);
+	run.run_id = run_id;
 	run_record(&run, "run", header_record(&o, &mpi, run_id));
 	if (watchdog_start(&mpi, run.res, o.timeout_s, run.t_start)) {
 		log_error("cannot start the watchdog thread");

@@ -2,7 +2,8 @@
 
 #include <string.h>
 
-extern const struct probe probe_hbm, probe_ib, probe_netpair, probe_nvlink, probe_pcie;
+extern const struct probe probe_hbm, probe_ib, probe_netpair, probe_nvlink, probe_pcie,
+	probe_storage;
 
 /* The only list of probes; keep sorted by name. */
 const struct probe *const probes[] = {
@@ -11,6 +12,7 @@ const struct probe *const probes[] = {
 	&probe_netpair,
 	&probe_nvlink,
 	&probe_pcie,
+	&probe_storage,
 	NULL,
 };
 

@@ -33,7 +33,9 @@ static const struct metric {
 	{ "bw_Gbps", "Gb/s", SUB_NONE, "bw_stats_GBps" },
 	{ "bw_stats_GBps", "GB/s", SUB_STAT, "bw_stats_GBps" },
 	{ "counter_delta", "count", SUB_NAME, NULL },
+	{ "iops", "IOPS", SUB_NONE, NULL },
 	{ "lat_us", "us", SUB_STAT, "lat_us" },
+	{ "ops_per_s", "ops/s", SUB_NONE, "ops_stats" },
 	{ "pct_of_rate", "%", SUB_NONE, "bw_stats_GBps" },
 	{ "rate_GBps", "GB/s", SUB_NONE, NULL },
 	{ "time_us", "us", SUB_STAT, "time_us" },
@@ -273,7 +275,8 @@ static int parse_bound(struct criterion *c, char *err, size_t len)
 	for (u = end; *u == ' '; u++)
 		;
 	if (!has_op)       /* bandwidths want more, latencies and error counts less */
-		c->ge = !strcmp(c->unit, "GB/s") || !strcmp(c->unit, "Gb/s") || !strcmp(c->unit, "%");
+		c->ge = !strcmp(c->unit, "GB/s") || !strcmp(c->unit, "Gb/s") || !strcmp(c->unit, "%") ||
+			!strcmp(c->unit, "ops/s") || !strcmp(c->unit, "IOPS");
 	if (!strcmp(u, "of rate") || !strcmp(u, "% of rate")) {
 		if (*u == '%')
 			x /= 100;
@@ -388,8 +391,10 @@ static int crit_key(struct parse *ps, struct criterion *c, const char *k, const 
 		if (!set_str(ps, &c->metric, k, v))
 			return 0;
 		/* judged from the scaling chart and the estimate (model.c), in % */
-		if (!strcmp(v, "scaling_efficiency") || !strcmp(v, "comm_fraction")) {
-			c->derived = v[0] == 's' ? DERIVED_SCALING : DERIVED_COMM;
+		if (!strcmp(v, "scaling_efficiency") || !strcmp(v, "comm_fraction") ||
+		    !strcmp(v, "checkpoint_stall_fraction")) {
+			c->derived = v[0] == 's' ? DERIVED_SCALING : v[0] == 'c' && v[1] == 'o' ? DERIVED_COMM :
+				     DERIVED_CKPT;
 			c->unit = "%";
 			return 1;
 		}
@@ -517,15 +522,16 @@ static int check_criterion(const struct criterion *c, char *err, size_t len)
 {
 	const char *miss = NULL;
 
-	if (c->derived == DERIVED_COMM && (c->probe || c->collective))
-		miss = "neither 'probe' nor 'collective' (comm_fraction judges the estimate)";
+	if ((c->derived == DERIVED_COMM || c->derived == DERIVED_CKPT) && (c->probe || c->collective))
+		miss = "neither 'probe' nor 'collective' (comm_fraction and checkpoint_stall_fraction "
+		       "judge the estimate)";
 	else if (c->derived == DERIVED_SCALING && !c->collective)
 		miss = "'collective' (scaling_efficiency judges a collective's --scale records)";
 	else if (c->derived && (c->size != SIZE_PLATEAU || c->min_nodes || c->repeat_best || c->test))
 		miss = "no 'size', 'nodes', 'repeat' or 'test' (the metric defines them)";
 	else if (c->base_nodes && c->derived != DERIVED_SCALING)
 		miss = "metric scaling_efficiency for 'base_nodes'";
-	else if (c->derived != DERIVED_COMM && !c->probe == !c->collective)
+	else if (c->derived != DERIVED_COMM && c->derived != DERIVED_CKPT && !c->probe == !c->collective)
 		miss = "exactly one of 'probe' or 'collective'";
 	else if (c->probe && !c->test)
 		miss = "'test' (a probe's test)";

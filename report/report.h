@@ -83,17 +83,20 @@ struct criterion {
 	int base_nodes;          /* scaling_efficiency: the reference node count; 0 = smallest >= 2 */
 };
 
-/* criteria whose values ccreport derives (model.c): metric scaling_efficiency, comm_fraction */
-enum { DERIVED_NONE, DERIVED_SCALING, DERIVED_COMM };
+/* criteria whose values ccreport derives (model.c): metric scaling_efficiency, comm_fraction;
+ * (model_ckpt.c) checkpoint_stall_fraction */
+enum { DERIVED_NONE, DERIVED_SCALING, DERIVED_COMM, DERIVED_CKPT };
 
 /* ---- the target workload of the training estimate (workload.c, docs/estimate.md) ---- */
 enum wl_key {
 	WL_PARAMS, WL_BYTES_PER_GRAD, WL_DP_SIZE, WL_GPUS, WL_STAGE, WL_TOKENS_PER_STEP,
 	WL_TOTAL_TOKENS, WL_PEAK_TFLOPS, WL_MFU, WL_PRICE, WL_BUCKET, WL_OVERLAP,
-	WL_BACKEND, WL_DTYPE, WL_N
+	WL_BACKEND, WL_DTYPE,
+	WL_CKPT_BYTES, WL_CKPT_EVERY,  /* the checkpoint estimate (model_ckpt.c) */
+	WL_N
 };
 struct workload {
-	double v[WL_N];          /* numbers (stage: enum est_stage) */
+	double v[WL_N];          /* numbers (stage: enum est_stage; checkpoint_every: > 0 steps, < 0 -seconds) */
 	char *s[WL_N];           /* backend, dtype */
 	int from[WL_N];          /* 0 default, > 0 the profile line, -1 --workload */
 	int line;                /* profile line of [workload]'s first key; 0 = no section */
@@ -283,6 +286,8 @@ struct eval {
 	json_t *ranks_of;        /* series key -> ranks */
 	json_t *scaling;         /* charts.scaling, filled by eval_finish */
 	json_t *estimate;        /* summary.estimate: null, or the model (or why there is none) */
+	json_t *storage_write;   /* the slowest aggregate storage write record seen (model_ckpt.c); NULL none */
+	json_t *checkpoint;      /* summary.checkpoint: null, or the checkpoint model (or why none) */
 };
 
 /* ---- scaling and the training estimate (model.c) ---- */
@@ -297,6 +302,11 @@ int model_note_fit(struct eval *e, const struct rv *r);
 int eval_add_value(struct crit_state *s, const char *element, double value);
 /* builds e->scaling and e->estimate and feeds the derived criteria; before judging */
 void model_build(struct eval *e);
+/* ---- the checkpoint estimate (model_ckpt.c) ---- */
+/* a storage probe record: keeps the aggregate write rate; 0 or -1 on no memory */
+int ckpt_note(struct eval *e, const struct rv *r);
+/* builds e->checkpoint and feeds the checkpoint_stall_fraction criteria; after model_build's estimate */
+void ckpt_build(struct eval *e);
 
 int eval_init(struct eval *e, const struct profile *p);
 /* feeds one record (the header included); returns 0 or -1 with err */

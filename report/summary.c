@@ -374,6 +374,7 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	json_object_set_new(s, "charts", json_pack("{s:o, s:o, s:O}", "collectives",
 		summary_series(e->series), "netpair", netpair_json(e), "scaling", e->scaling));
 	json_object_set(s, "estimate", e->estimate);
+	json_object_set_new(s, "checkpoint", e->checkpoint ? json_incref(e->checkpoint) : json_null());
 	return s;
 fail:
 	json_decref(crit);

@@ -30,14 +30,18 @@ t_is_root() { [ "$(id -u)" -eq 0 ]; }
 
 # t_emu_suite DESC: the rest of the suite runs on the emulated cluster ($EMU,
 # scripts/emucluster): without root, skips DESC and ends the suite; as root,
-# takes the cluster down on every exit, an interrupt included.
+# takes the cluster down on every exit, an interrupt included.  Every emulated
+# host has its own /tmp, as real nodes do: from here on $T_TMP is a directory
+# that all hosts and the machine see (under /var/tmp).
 t_emu_suite() {
 	if ! t_is_root; then
 		t_skip "$1"
 		t_done
 		exit
 	fi
-	trap '"$EMU" down >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
+	T_TMP_LOCAL=$T_TMP
+	T_TMP=$(mktemp -d /var/tmp/ccdiag-test.XXXXXX) || { t_fail "cannot create a directory in /var/tmp"; t_done; exit; }
+	trap '"$EMU" down >/dev/null 2>&1; rm -rf "$T_TMP" "$T_TMP_LOCAL"' EXIT
 	trap 'exit 130' INT TERM
 }
 

@@ -1,24 +1,34 @@
 #!/bin/bash
-# ccreport's golden cases. Each folder tests/report/cases/NAME holds the
-# inputs, `args` (ccreport's arguments, run inside the folder), `exit` (the
-# expected exit code) and either `expected.json` (summary.json without the
-# volatile fields: generated_utc, profile.path, version) or `stderr` (the one
-# line an input error must give). Synthetic GPU clusters are not stored: `gen`
-# (and `gen.baseline`) hold the arguments of tests/report/gen_results.c that
-# writes results.jsonl (baseline.jsonl) into a copy of the folder. REGEN=1 rewrites expected.json and stderr
-# from the current ccreport: review the diff before committing it.
+# ccreport's golden cases (how to add one: tests/report/README.md). Each folder
+# tests/report/cases/NAME holds the inputs, `args` (ccreport's arguments, run
+# inside the folder), `exit` (the expected exit code) and one of:
+#  - `projection.json`: what tests/report/projection.jq keeps of summary.json
+#    (verdicts, per-criterion worst value and failing elements, problems,
+#    diagnoses). Most cases: a new summary field leaves them alone.
+#  - `expected.json`: the whole summary.json without the volatile fields
+#    (generated_utc, profile.path, version). Only the few contract cases that
+#    pin the summary's shape for its readers (renderers, scripts).
+#  - `stderr`: the one line an input error must give (exit 2).
+# Profiles named in `args` are the test-owned copies in tests/report/profiles
+# ($CCREPORT_PROFILES), so editing a shipped profile rewrites no golden.
+# Synthetic GPU clusters are not stored: `gen` (and `gen.baseline`) hold the
+# arguments of tests/report/gen_results.c that writes results.jsonl
+# (baseline.jsonl) into a copy of the folder. REGEN=1 rewrites each case's
+# expected file from the current ccreport: review the diff before committing it.
 # CCREPORT=path tests another build (make asan runs build-asan/ccreport).
 source "$(dirname "$0")/../lib.sh"
 CCREPORT=$(realpath "${CCREPORT:-$T_ROOT/build/ccreport}")
 CASES=$T_ROOT/tests/report/cases
 GEN=${GEN:-$T_ROOT/build/tests/gen_results}
 STRIP='del(.generated_utc, .profile.path, .version)'
+PROJECTION=$T_ROOT/tests/report/projection.jq
+export CCREPORT_PROFILES=$T_ROOT/tests/report/profiles
 export SOURCE_DATE_EPOCH=1796018400     # 2026-11-30T06:00:00Z: fixed generated_utc
 
 [ -x "$CCREPORT" ] || { t_fail "no $CCREPORT (make)"; t_done; exit; }
 
 golden() {  # golden CASE
-	local dir=$CASES/$1 run=$CASES/$1 out=$T_TMP/$1 rc want args gen
+	local dir=$CASES/$1 run=$CASES/$1 out=$T_TMP/$1 rc want args gen expect got what
 	want=$(cat "$dir/exit")
 	read -r -a args <"$dir/args"
 	if [ -f "$dir/gen" ]; then
@@ -53,11 +63,19 @@ golden() {  # golden CASE
 		return
 	fi
 	jq -S "$STRIP" "$out/summary.json" >"$out.json" || { t_fail "$1: summary.json is not JSON"; return; }
-	[ -n "${REGEN:-}" ] && cp "$out.json" "$dir/expected.json"
-	if diff -u "$dir/expected.json" "$out.json" >"$out.diff"; then
-		t_pass "$1: exit $rc, verdict $(jq -r .verdict "$out.json"), summary.json as expected"
+	if [ -f "$dir/expected.json" ]; then
+		expect=$dir/expected.json got=$out.json what="summary.json (contract snapshot)"
 	else
-		t_fail "$1: summary.json differs from expected.json:"
+		expect=$dir/projection.json got=$out.projection.json what="its projection"
+		jq -S -f "$PROJECTION" "$out.json" >"$got" || { t_fail "$1: cannot project summary.json"; return; }
+	fi
+	[ -n "${REGEN:-}" ] && cp "$got" "$expect"
+	if ! [ -f "$expect" ]; then
+		t_fail "$1: no $(basename "$expect") (REGEN=1 writes it)"
+	elif diff -u "$expect" "$got" >"$out.diff"; then
+		t_pass "$1: exit $rc, verdict $(jq -r .verdict "$out.json"), $what as expected"
+	else
+		t_fail "$1: $what differs from $(basename "$expect"):"
 		head -40 "$out.diff"
 	fi
 }
@@ -159,7 +177,7 @@ t_check "a workload without the measurement it needs: the estimate says why, its
 t_check "no workload: the estimate is null" jq -e '.estimate == null' "$s/scale-fail.json"
 
 # the terminal summary: verdict first, nothing from the results can break a line
-out=$(cd "$CASES/hostile-names" && "$CCREPORT" -p emu-1g --no-render -o "$T_TMP/h2" results.jsonl)
+out=$(cd "$CASES/hostile-names" && "$CCREPORT" -p test-emu-1g --no-render -o "$T_TMP/h2" results.jsonl)
 if [ "$(printf '%s\n' "$out" | head -1 | cut -d' ' -f1-3)" = "ccreport: verdict fail" ] &&
    ! printf '%s\n' "$out" | grep -q '^x-node'; then
 	t_pass "terminal summary: verdict first, a newline in a host name stays inside its line"
@@ -168,8 +186,8 @@ else
 fi
 
 # a summary.json serves as a baseline as well as the results it came from
-(cd "$T_TMP/case-regression" && "$CCREPORT" -p h100-sxm-8x-ndr400 --no-render -q -o "$T_TMP/base" baseline.jsonl &&
-	"$CCREPORT" -p h100-sxm-8x-ndr400 --no-render -q -o "$T_TMP/vs" --baseline "$T_TMP/base/summary.json" results.jsonl)
+(cd "$T_TMP/case-regression" && "$CCREPORT" -p test-h100 --no-render -q -o "$T_TMP/base" baseline.jsonl &&
+	"$CCREPORT" -p test-h100 --no-render -q -o "$T_TMP/vs" --baseline "$T_TMP/base/summary.json" results.jsonl)
 rc=$?
 if [ "$rc" -eq 1 ] && [ "$(jq -c .baseline.regressions "$T_TMP/vs/summary.json")" = \
 	"$(jq -c .baseline.regressions "$T_TMP/regression/summary.json")" ]; then
@@ -179,12 +197,12 @@ else
 fi
 
 # --tolerance raises the bar: 10 % lets the 8 % drop through
-(cd "$T_TMP/case-regression" && "$CCREPORT" -p h100-sxm-8x-ndr400 --no-render -q -o "$T_TMP/tol" -t 10 \
+(cd "$T_TMP/case-regression" && "$CCREPORT" -p test-h100 --no-render -q -o "$T_TMP/tol" -t 10 \
 	--baseline baseline.jsonl results.jsonl)
 t_check "--tolerance 10: an 8 % drop is no regression" test $? -eq 0
 
 # the whole report: summary.json, report.md, index.html, junit.xml
-(cd "$CASES/emu-degraded" && "$CCREPORT" -p emu-1g -q -o "$T_TMP/full" results.jsonl)
+(cd "$CASES/emu-degraded" && "$CCREPORT" -p test-emu-1g -q -o "$T_TMP/full" results.jsonl)
 rc=$?
 if [ "$rc" -eq 1 ] && [ -s "$T_TMP/full/summary.json" ] && [ -s "$T_TMP/full/report.md" ] &&
    [ -s "$T_TMP/full/index.html" ] && [ -s "$T_TMP/full/junit.xml" ]; then
@@ -192,7 +210,7 @@ if [ "$rc" -eq 1 ] && [ -s "$T_TMP/full/summary.json" ] && [ -s "$T_TMP/full/rep
 else
 	t_fail "full report: exit $rc; $(ls "$T_TMP/full" 2>&1 | tr '\n' ' ')"
 fi
-(cd "$CASES/hostile-names" && "$CCREPORT" -p emu-1g -q -o "$T_TMP/hfull" results.jsonl)
+(cd "$CASES/hostile-names" && "$CCREPORT" -p test-emu-1g -q -o "$T_TMP/hfull" results.jsonl)
 # (Markdown escapes '<' with a backslash; HTML and XML with entities)
 if ! grep -q '<script>alert' "$T_TMP/hfull/index.html" "$T_TMP/hfull/junit.xml" 2>/dev/null &&
    ! grep -qE '(^|[^\\])<script>alert' "$T_TMP/hfull/report.md" && [ -s "$T_TMP/hfull/index.html" ]; then
@@ -236,7 +254,7 @@ t_check "skip-real: every required criterion incomplete with the probe's own ski
 # PCIe links sysfs did not know (a VM): no rate_GBps, which the link criterion says
 jq -c 'if .test == "h2d" then del(.rate_GBps, .pct_of_rate) else . end' \
 	"$CASES/probe-shapes-gpu/pcie-hbm.jsonl" >"$T_TMP/norate.jsonl"
-"$CCREPORT" -p h100-sxm-8x-ndr400 -q --no-render -o "$T_TMP/norate" "$T_TMP/norate.jsonl" >/dev/null 2>&1
+"$CCREPORT" -p test-h100 -q --no-render -o "$T_TMP/norate" "$T_TMP/norate.jsonl" >/dev/null 2>&1
 t_check "records without rate_GBps: pcie_link says no rate was reported, not 'no such metric'" \
 	jq -e '.criteria[] | select(.id == "pcie_link") | .verdict == "incomplete" and
 		(.reason | endswith("no rate reported (the probe did not know the link'"'"'s rate)"))' \
@@ -249,7 +267,7 @@ jq -c 'if .type == "run" then .versions = {"cuda_runtime": "13.0", "nccl": "2.27
 	"$R" >"$T_TMP/hv1.jsonl"
 jq -c 'if .type == "run" then .hosts[0].name = "vm2" | .run_id = "0123456789abcdef" |
 	.versions = {"cuda_runtime": "13.0", "nccl": "2.26.2"} else . end' "$R" >"$T_TMP/hv2.jsonl"
-"$CCREPORT" -p emu-1g -q --no-render -o "$T_TMP/hv" "$T_TMP/hv1.jsonl" "$T_TMP/hv2.jsonl" >/dev/null 2>&1
+"$CCREPORT" -p test-emu-1g -q --no-render -o "$T_TMP/hv" "$T_TMP/hv1.jsonl" "$T_TMP/hv2.jsonl" >/dev/null 2>&1
 t_check "header versions: NCCL 2.27.3 on vm and 2.26.2 on vm2 differ, exit 1" \
 	jq -e --argjson rc "$?" '$rc == 1 and .consistency == [{"key": "nccl", "values":
 		[{"value": "2.27.3", "hosts": ["vm"]}, {"value": "2.26.2", "hosts": ["vm2"]}]}]' "$T_TMP/hv/summary.json"

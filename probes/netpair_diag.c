@@ -1,0 +1,516 @@
+/*
+ * netpair_diag: the netpair probe's diagnosis (probes/netpair.h), pure
+ * functions over a measured matrix: no MPI, so tests/unit/test_netpair.c
+ * drives it with synthetic clusters. The measurement that feeds it, and the
+ * retests it asks for, are in probes/netpair.c; the rules in docs/netpair.md.
+ */
+#include "netpair.h"
+#include "../core/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int link_index(int n, int a, int b)
+{
+	if (a > b) {
+		int t = a;
+
+		a = b;
+		b = t;
+	}
+	return a * n - a * (a + 1) / 2 + (b - a - 1);
+}
+
+struct np_link *np_diag_link(const struct np_diag *d, int a, int b)
+{
+	if (a < 0 || b < 0 || a >= d->n || b >= d->n || a == b)
+		return NULL;
+	return &d->link[link_index(d->n, a, b)];
+}
+
+const char *np_verdict_name(enum np_verdict v)
+{
+	static const char *const names[] = { "ok", "bad", "suspect", "ambiguous", "explained",
+					     "transient" };
+
+	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
+}
+
+int np_diag_init(struct np_diag *d, int n, const struct np_opts *opt)
+{
+	memset(d, 0, sizeof(*d));
+	if (n < 2 || !(opt->tol > 0.0 && opt->tol <= 1.0) || opt->lat_tol < 0.0 ||
+	    !(opt->bidir_tol >= 0.0 && opt->bidir_tol <= 1.0) ||
+	    opt->partners < 1 || opt->partners > NP_MAX_PARTNERS)
+		return -1;
+	d->n = n;
+	d->opt = *opt;
+	d->link = calloc((size_t)n * (size_t)(n - 1) / 2, sizeof(*d->link));
+	d->node = calloc((size_t)n, sizeof(*d->node));
+	if (!d->link || !d->node) {
+		np_diag_free(d);
+		return -1;
+	}
+	return 0;
+}
+
+void np_diag_free(struct np_diag *d)
+{
+	free(d->link);
+	free(d->node);
+	d->link = NULL;
+	d->node = NULL;
+}
+
+/* m as seen from a: bw_ab is a -> b. */
+static struct np_meas orient(const struct np_meas *m, int swap)
+{
+	struct np_meas o = *m;
+
+	if (swap) {
+		o.bw_ab = m->bw_ba;
+		o.bw_ba = m->bw_ab;
+	}
+	return o;
+}
+
+void np_diag_set(struct np_diag *d, int a, int b, const struct np_meas *m)
+{
+	struct np_link *l = np_diag_link(d, a, b);
+
+	if (!l)
+		return;
+	l->m = orient(m, a > b);
+	l->measured = 1;
+}
+
+/* The metrics of a link: 0 when not measured. */
+enum metric { M_UNI, M_BIDIR, M_LAT, M_COUNT };
+
+static double metric(const struct np_meas *m, enum metric k)
+{
+	switch (k) {
+	case M_UNI:
+		/* the slower direction: a link is as good as its worse half */
+		return m->bw_ab > 0 && m->bw_ba > 0 ? fmin(m->bw_ab, m->bw_ba) : 0.0;
+	case M_BIDIR:
+		return m->bidir > 0 ? m->bidir : 0.0;
+	default:
+		return m->lat_us > 0 ? m->lat_us : 0.0;
+	}
+}
+
+/*
+ * The reference of a metric: the median of the links that look healthy.
+ * A plain median of all links fails when one bad node spoils most links
+ * (with 3 nodes, 2 links of 3 touch it), so "healthy" is judged against a
+ * robust first guess: the median over nodes of each node's best link. A node
+ * has a good best link unless it is bad itself, so the guess holds while
+ * fewer than half the nodes are bad.
+ */
+static double reference(const struct np_diag *d, enum metric k, double tol)
+{
+	int n = d->n, nbest = 0, nh = 0;
+	int higher = k != M_LAT;
+	double *best = malloc((size_t)n * sizeof(double));
+	double *h = malloc((size_t)n * (size_t)(n - 1) / 2 * sizeof(double));
+	double guess, ref = 0.0;
+
+	if (!best || !h)
+		goto out;
+	for (int x = 0; x < n; x++) {
+		double b = 0.0;
+
+		for (int y = 0; y < n; y++) {
+			const struct np_link *l = np_diag_link(d, x, y);
+			double v;
+
+			if (!l || !l->measured || (v = metric(&l->m, k)) <= 0)
+				continue;
+			if (b == 0.0 || (higher ? v > b : v < b))
+				b = v;
+		}
+		if (b > 0)
+			best[nbest++] = b;
+	}
+	if (!nbest)
+		goto out;
+	guess = stats_median(best, (size_t)nbest);
+	for (int i = 0; i < n * (n - 1) / 2; i++) {
+		double v = d->link[i].measured ? metric(&d->link[i].m, k) : 0.0;
+
+		if (v <= 0)
+			continue;
+		if (higher ? v >= tol * guess : (tol <= 0 || v <= tol * guess))
+			h[nh++] = v;
+	}
+	ref = nh ? stats_median(h, (size_t)nh) : guess;
+out:
+	free(best);
+	free(h);
+	return ref;
+}
+
+/* Ratios of m to the references and the flags of what is out of tolerance. */
+static struct np_ratios judge(const struct np_diag *d, const struct np_meas *m)
+{
+	struct np_ratios r = { 0 };
+	double v;
+
+	if (d->ref_uni > 0) {
+		v = metric(m, M_UNI);
+		r.uni = v / d->ref_uni;
+		if (r.uni < d->opt.tol)
+			r.flags |= NP_F_UNI;
+	}
+	if (d->ref_bidir > 0) {
+		v = metric(m, M_BIDIR);
+		r.bidir = v / d->ref_bidir;
+		if (d->opt.bidir_tol > 0 && r.bidir < d->opt.bidir_tol)
+			r.flags |= NP_F_BIDIR;
+	}
+	if (d->ref_lat > 0) {
+		v = metric(m, M_LAT);
+		r.lat = v / d->ref_lat;
+		/* an unmeasured latency is a failure too */
+		if (d->opt.lat_tol > 0 && (v <= 0 || r.lat > d->opt.lat_tol))
+			r.flags |= NP_F_LAT;
+	}
+	return r;
+}
+
+/* Pass 1: references, ratios, suspect links and nodes, known-good nodes. */
+static int pass1(struct np_diag *d)
+{
+	int n = d->n;
+	double *v = malloc((size_t)n * sizeof(double)), *w = malloc((size_t)n * sizeof(double));
+
+	if (!v || !w) {
+		free(v);
+		free(w);
+		return -1;
+	}
+	if (d->opt.expect_GBps > 0) {
+		/* full duplex: both directions at once should give twice one */
+		d->ref_uni = d->opt.expect_GBps;
+		d->ref_bidir = 2.0 * d->opt.expect_GBps;
+		d->ref_expected = 1;
+	} else {
+		d->ref_uni = reference(d, M_UNI, d->opt.tol);
+		d->ref_bidir = reference(d, M_BIDIR, d->opt.bidir_tol > 0 ? d->opt.bidir_tol :
+					 d->opt.tol);
+	}
+	d->ref_lat = reference(d, M_LAT, d->opt.lat_tol);
+	for (int i = 0; i < n * (n - 1) / 2; i++) {
+		struct np_link *l = &d->link[i];
+
+		l->r = judge(d, &l->m);
+		if (!l->measured)
+			l->r.flags |= NP_F_UNI;   /* never measured: not good */
+		l->verdict = NP_OK;
+		l->by = -1;
+		d->suspect_links += l->r.flags != 0;
+	}
+	for (int x = 0; x < n; x++) {
+		struct np_node *nd = &d->node[x];
+		int nv = 0, nw = 0;
+
+		for (int y = 0; y < n; y++) {
+			const struct np_link *l = np_diag_link(d, x, y);
+
+			if (!l || !l->measured)
+				continue;
+			nd->links++;
+			v[nv++] = l->r.uni;
+			if (l->r.lat > 0)
+				w[nw++] = l->r.lat;
+			if (!l->r.flags)
+				nd->good_links++;
+		}
+		nd->ratio = stats_median(v, (size_t)nv);
+		nd->lat_ratio = stats_median(w, (size_t)nw);
+		nd->suspect = nd->good_links < n - 1;
+		nd->known_good = nd->good_links > 0;
+		nd->verdict = NP_OK;
+	}
+	free(v);
+	free(w);
+	return 0;
+}
+
+/* Unordered pair list with dedup; pairs[2i] < pairs[2i+1]. */
+struct pairlist {
+	int *p;
+	int n, cap;
+};
+
+static int pairlist_find(const struct pairlist *pl, int a, int b)
+{
+	if (a > b) {
+		int t = a;
+
+		a = b;
+		b = t;
+	}
+	for (int i = 0; i < pl->n; i++)
+		if (pl->p[2 * i] == a && pl->p[2 * i + 1] == b)
+			return i;
+	return -1;
+}
+
+static int pairlist_add(struct pairlist *pl, int a, int b)
+{
+	int i = pairlist_find(pl, a, b);
+
+	if (i >= 0)
+		return i;
+	if (pl->n == pl->cap) {
+		int cap = pl->cap ? 2 * pl->cap : 16;
+		int *p = realloc(pl->p, (size_t)cap * 2 * sizeof(int));
+
+		if (!p)
+			return -1;
+		pl->p = p;
+		pl->cap = cap;
+	}
+	pl->p[2 * pl->n] = a < b ? a : b;
+	pl->p[2 * pl->n + 1] = a < b ? b : a;
+	return pl->n++;
+}
+
+/* Is p a usable retest partner for x? (class: 1 clean, 2 fallback, 0 no) */
+static int partner_class(const struct np_diag *d, int x, int p)
+{
+	const struct np_link *l = np_diag_link(d, x, p);
+
+	if (!l || !d->node[p].known_good)
+		return 0;
+	return l->measured && !l->r.flags ? 1 : 2;
+}
+
+/*
+ * Chooses the retest partners of every suspect node. Partners are
+ * known-good nodes; a node that had a good link in pass 1 is retested
+ * against such clean partners only (a victim of a bad node is then cleared
+ * by partners that vouch for it), and only a node with no good link at all
+ * falls back to known-good nodes it failed with (the culprit). Among equals
+ * the least loaded partner is taken so that the retests spread over rounds.
+ */
+static int plan_partners(struct np_diag *d, struct pairlist *pl)
+{
+	int n = d->n, rc = 0;
+	int *order = malloc((size_t)n * sizeof(int)), *load = calloc((size_t)n, sizeof(int));
+	int no = 0;
+
+	if (!order || !load) {
+		rc = -1;
+		goto out;
+	}
+	for (int x = 0; x < n; x++)
+		if (d->node[x].suspect)
+			order[no++] = x;
+	/* worst first: the likely culprit picks its partners before the victims */
+	for (int i = 1; i < no; i++)
+		for (int j = i; j > 0 && d->node[order[j]].ratio < d->node[order[j - 1]].ratio; j--) {
+			int t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (int i = 0; i < no; i++) {
+		int x = order[i], want;
+		struct np_node *nd = &d->node[x];
+
+		/* clean partners if there is any, else the fallback ones */
+		want = 2;
+		for (int p = 0; p < n; p++)
+			if (p != x && partner_class(d, x, p) == 1)
+				want = 1;
+		/* pairs already planned (another node chose x) count first */
+		for (int p = 0; p < n && nd->npartners < d->opt.partners; p++)
+			if (p != x && partner_class(d, x, p) == want && pairlist_find(pl, x, p) >= 0)
+				nd->partner[nd->npartners++] = p;
+		while (nd->npartners < d->opt.partners) {
+			int best = -1;
+
+			for (int p = 0; p < n; p++) {
+				int dup = 0;
+
+				if (p == x || partner_class(d, x, p) != want)
+					continue;
+				for (int k = 0; k < nd->npartners; k++)
+					dup |= nd->partner[k] == p;
+				if (dup)
+					continue;
+				if (best < 0 || load[p] < load[best] ||
+				    (load[p] == load[best] &&
+				     (d->node[p].good_links > d->node[best].good_links ||
+				      (d->node[p].good_links == d->node[best].good_links &&
+				       d->node[p].ratio > d->node[best].ratio))))
+					best = p;
+			}
+			if (best < 0)
+				break;
+			if (pairlist_add(pl, x, best) < 0) {
+				rc = -1;
+				goto out;
+			}
+			load[best]++;
+			load[x]++;
+			nd->partner[nd->npartners++] = best;
+		}
+	}
+out:
+	free(order);
+	free(load);
+	return rc;
+}
+
+/* The better of two measurements of one pair, metric by metric. */
+static void keep_best(struct np_meas *m, const struct np_meas *again)
+{
+	m->bw_ab = again->bw_ab > m->bw_ab ? again->bw_ab : m->bw_ab;
+	m->bw_ba = again->bw_ba > m->bw_ba ? again->bw_ba : m->bw_ba;
+	m->bidir = again->bidir > m->bidir ? again->bidir : m->bidir;
+	if (again->lat_us > 0 && (m->lat_us <= 0 || again->lat_us < m->lat_us))
+		m->lat_us = again->lat_us;
+}
+
+/*
+ * Measures pl through measure, or takes the pass-1 values when measure is
+ * NULL. A retest that fails is measured once more and the better of the two
+ * kept: noise (a busy CPU, other traffic) only ever slows a link down, so a
+ * node is condemned by a fault that holds, not by one bad moment.
+ */
+static int measure_pairs(struct np_diag *d, int stage, const struct pairlist *pl,
+			 np_measure_fn measure, void *ctx, struct np_meas *out)
+{
+	struct np_meas *again;
+	int *idx, *pairs, k = 0, rc;
+
+	if (!pl->n)
+		return 0;
+	if (!measure) {
+		for (int i = 0; i < pl->n; i++)
+			out[i] = np_diag_link(d, pl->p[2 * i], pl->p[2 * i + 1])->m;
+		return 0;
+	}
+	rc = measure(ctx, stage, pl->p, pl->n, out);
+	if (rc)
+		return rc;
+	idx = malloc((size_t)pl->n * sizeof(*idx));
+	pairs = malloc((size_t)pl->n * 2 * sizeof(*pairs));
+	again = calloc((size_t)pl->n, sizeof(*again));
+	rc = idx && pairs && again ? 0 : -1;
+	for (int i = 0; !rc && i < pl->n; i++) {
+		if (!judge(d, &out[i]).flags)
+			continue;
+		idx[k] = i;
+		pairs[2 * k] = pl->p[2 * i];
+		pairs[2 * k + 1] = pl->p[2 * i + 1];
+		k++;
+	}
+	if (!rc && k)
+		rc = measure(ctx, stage, pairs, k, again);
+	for (int j = 0; !rc && j < k; j++)
+		keep_best(&out[idx[j]], &again[j]);
+	free(idx);
+	free(pairs);
+	free(again);
+	return rc;
+}
+
+int np_diagnose(struct np_diag *d, np_measure_fn measure, void *ctx)
+{
+	struct pairlist pl = { 0 }, ll = { 0 };
+	struct np_meas *out = NULL, *lout = NULL;
+	int n = d->n, rc = -1;
+
+	if (pass1(d))
+		return -1;
+	/* pass 2a: suspect nodes against known-good partners */
+	if (plan_partners(d, &pl))
+		goto out;
+	out = calloc((size_t)(pl.n ? pl.n : 1), sizeof(*out));
+	if (!out || measure_pairs(d, 1, &pl, measure, ctx, out))
+		goto out;
+	d->retests[0] = measure ? pl.n : 0;
+	for (int x = 0; x < n; x++) {
+		struct np_node *nd = &d->node[x];
+
+		if (!nd->suspect)
+			continue;
+		for (int k = 0; k < nd->npartners; k++) {
+			int i = pairlist_find(&pl, x, nd->partner[k]);
+
+			nd->pm[k] = orient(&out[i], pl.p[2 * i] != x);
+			nd->pr[k] = judge(d, &nd->pm[k]);
+			nd->fails += nd->pr[k].flags != 0;
+		}
+		if (!nd->npartners)
+			nd->verdict = NP_AMBIGUOUS;
+		else if (nd->fails == nd->npartners)
+			nd->verdict = NP_BAD;
+		else if (nd->fails)
+			nd->verdict = NP_SUSPECT;
+		else
+			nd->verdict = NP_OK;
+	}
+	/* pass 2b: suspect links between cleared nodes, retested themselves */
+	for (int a = 0; a < n; a++)
+		for (int b = a + 1; b < n; b++) {
+			struct np_link *l = np_diag_link(d, a, b);
+			enum np_verdict va = d->node[a].verdict, vb = d->node[b].verdict;
+
+			if (!l->r.flags)
+				continue;
+			if (va == NP_BAD || vb == NP_BAD) {
+				l->verdict = NP_EXPLAINED;
+				l->by = va == NP_BAD && vb == NP_BAD ? -1 : va == NP_BAD ? a : b;
+			} else if (va != NP_OK || vb != NP_OK) {
+				l->verdict = NP_AMBIGUOUS;
+			} else if (pairlist_add(&ll, a, b) < 0) {
+				goto out;
+			}
+		}
+	lout = calloc((size_t)(ll.n ? ll.n : 1), sizeof(*lout));
+	if (!lout || measure_pairs(d, 2, &ll, measure, ctx, lout))
+		goto out;
+	d->retests[1] = measure ? ll.n : 0;
+	for (int i = 0; i < ll.n; i++) {
+		struct np_link *l = np_diag_link(d, ll.p[2 * i], ll.p[2 * i + 1]);
+
+		l->retested = 1;
+		l->rm = lout[i];
+		l->rr = judge(d, &l->rm);
+		l->verdict = l->rr.flags ? NP_BAD : NP_TRANSIENT;
+	}
+	for (int x = 0; x < n; x++) {
+		d->bad_nodes += d->node[x].verdict == NP_BAD;
+		d->suspect_nodes += d->node[x].verdict == NP_SUSPECT;
+		d->ambiguous_nodes += d->node[x].verdict == NP_AMBIGUOUS;
+	}
+	for (int i = 0; i < n * (n - 1) / 2; i++) {
+		d->bad_links += d->link[i].verdict == NP_BAD;
+		d->explained_links += d->link[i].verdict == NP_EXPLAINED;
+		d->ambiguous_links += d->link[i].verdict == NP_AMBIGUOUS;
+		d->transient_links += d->link[i].verdict == NP_TRANSIENT;
+	}
+	if (d->ambiguous_nodes)
+		d->note = n == 2 ?
+			"2 nodes: a slow pair cannot be split into a node or a link fault "
+			"without a third, known-good node" :
+			"some suspect nodes have no known-good partner (no node with a good "
+			"link) to tell a node fault from a link fault";
+	else if (n == 2 && !d->ref_expected)
+		d->note = "2 nodes: the only link is its own reference, so nothing can be "
+			  "flagged; give --pair-expect-gbps to judge it";
+	rc = 0;
+out:
+	free(pl.p);
+	free(ll.p);
+	free(out);
+	free(lout);
+	return rc;
+}
