@@ -22,27 +22,31 @@ plan() {
 # ---- plans of the shipped profiles
 plan emu-1g --emulated 4
 t_check "emu-1g plan: exit 0, nothing on stderr" bash -c "[ $rc -eq 0 ] && [ ! -s '$T_TMP/plan.err' ]"
-t_check "emu-1g plan on 4 hosts: 2 phases, pairs then collectives" \
-	bash -c "grep -c '^  phase' '$T_TMP/plan' | grep -qx 2 && grep -q '^  phase 1/2 pairs .*netpair' '$T_TMP/plan' &&
-		grep -q '^  phase 2/2 collectives-mpi .*all_reduce' '$T_TMP/plan'"
+t_check "emu-1g plan on 4 hosts: pairs, collectives, then storage (not run: no directory)" \
+	bash -c "grep -c '^  phase' '$T_TMP/plan' | grep -qx 3 && grep -q '^  phase 1/3 pairs .*netpair' '$T_TMP/plan' &&
+		grep -q '^  phase 2/3 collectives-mpi .*all_reduce' '$T_TMP/plan' &&
+		grep -q '^  phase 3/3 storage  *storage  *not run: no --storage-dir' '$T_TMP/plan'"
+plan emu-1g --emulated 4 --storage 1
+t_check "emu-1g plan with --storage: the storage phase tests the emulated volume, last" \
+	grep -qE -- '^  phase 3/3 storage +storage +~.*--storage-dir /run/ccdiag-emu/storage storage' "$T_TMP/plan"
 t_check "emu-1g plan: all_reduce over mpi under --scale (the profile's scaling criterion)" \
-	grep -qE -- '^  phase 2/2 collectives-mpi .*-B mpi .*--scale all_reduce' "$T_TMP/plan"
+	grep -qE -- '^  phase 2/3 collectives-mpi .*-B mpi .*--scale all_reduce' "$T_TMP/plan"
 t_check "emu-1g plan: no GPU probe, no ib, no other collective" \
 	bash -c "! grep -qE 'pcie|nvlink|hbm|ib |all_gather|alltoall|broadcast|reduce_scatter' '$T_TMP/plan'"
-t_check "emu-1g plan: an estimate per phase and a total" \
-	bash -c "[ \$(grep -cE '^  phase .* ~ *[0-9]+(s|m[0-9]+s|h[0-9]+m) ' '$T_TMP/plan') -eq 2 ] && grep -q 'estimated total ~' '$T_TMP/plan'"
+t_check "emu-1g plan with --storage: an estimate per phase and a total" \
+	bash -c "[ \$(grep -cE '^  phase .* ~ *[0-9]+(s|m[0-9]+s|h[0-9]+m) ' '$T_TMP/plan') -eq 3 ] && grep -q 'estimated total ~' '$T_TMP/plan'"
 for p in h100-sxm-8x-ndr400 h200-sxm-8x-ndr400; do
 	plan "$p" -H a,b,c,d
 	t_check "$p plan: node phase pcie nvlink hbm, 8 ranks per node" \
-		bash -c "grep -qE '^  phase 1/3 node +pcie nvlink hbm .*\(8 rank\(s\) per node' '$T_TMP/plan'"
+		bash -c "grep -qE '^  phase 1/[0-9]+ node +pcie nvlink hbm .*\(8 rank\(s\) per node' '$T_TMP/plan'"
 	t_check "$p plan: pairs phase ib and netpair, one rank per NIC" \
-		bash -c "grep -qE '^  phase 2/3 pairs +ib netpair .*\(8 rank\(s\) per node' '$T_TMP/plan'"
+		bash -c "grep -qE '^  phase 2/[0-9]+ pairs +ib netpair .*\(8 rank\(s\) per node' '$T_TMP/plan'"
 	t_check "$p plan: all_reduce over nccl, --scale for its single-node criterion" \
-		bash -c "grep -qE '^  phase 3/3 collectives-nccl +all_reduce .*-B nccl .*--scale all_reduce' '$T_TMP/plan'"
+		bash -c "grep -qE '^  phase 3/[0-9]+ collectives-nccl +all_reduce .*-B nccl .*--scale all_reduce' '$T_TMP/plan'"
 done
 plan a100-sxm-8x-hdr200 -H a,b
 t_check "a100 plan: pcie only on the node (no nvlink or hbm criterion)" \
-	bash -c "grep -qE '^  phase 1/3 node +pcie +~' '$T_TMP/plan'"
+	bash -c "grep -qE '^  phase 1/[0-9]+ node +pcie +~' '$T_TMP/plan'"
 # test-owned profiles: only what is judged
 plan "$FX/pcie-only.ini" -H a,b
 t_check "pcie-only profile: one phase, pcie, 4 ranks per node (its gpus_per_node)" \
@@ -152,7 +156,7 @@ t_check "degraded host: the report fails netpair_bw on node2's links and the dia
 	jq -e '.verdict == "fail" and ([.criteria[] | select(.id == "netpair_bw") | .verdict] == ["fail"]) and
 		any(.diagnoses[]; .element == "node2" and .verdict == "bad")' "$out/report/summary.json"
 t_check "degraded host: the pairs phase line says what it found" \
-	grep -q '^ccdiag: phase 1/2 pairs: netpair: .*node node2 bad' "$T_TMP/emu.out"
+	grep -q '^ccdiag: phase 1/3 pairs: netpair: .*node node2 bad' "$T_TMP/emu.out"
 t_check "degraded host: no launcher banner on the terminal, it is in the phase's log" \
 	bash -c "! grep -q 'Primary job' '$T_TMP/emu.out' '$T_TMP/emu.err' && grep -q 'Primary job' '$out/phase-1-pairs.log'"
 t_check "degraded host: the emulated cluster is gone afterwards" bash -c "! '$EMU' status >/dev/null 2>&1"
