@@ -75,7 +75,7 @@ bad() { # bad DESC PATTERN ARGS...
 	local desc=$1 pat=$2; shift 2
 	"$D" run -o "$T_TMP/bad-out" "$@" >"$T_TMP/bad.out" 2>"$T_TMP/bad.err"
 	local r=$?
-	if [ $r -eq 2 ] && [ "$(wc -l <"$T_TMP/bad.err")" -eq 1 ] && grep -q "$pat" "$T_TMP/bad.err" &&
+	if [ $r -eq 2 ] && [ "$(wc -l <"$T_TMP/bad.err")" -eq 1 ] && grep -q -- "$pat" "$T_TMP/bad.err" &&
 		[ ! -e "$T_TMP/bad-out" ]; then
 		t_pass "$desc"
 	else
@@ -94,6 +94,21 @@ OMPI_MCA_plm_rsh_agent=$T_TMP/agent bad "unreachable host in -H" "host 'nosuchho
 printf 'localhost\n# a comment\nnosuchhost\n' >"$T_TMP/hosts"
 OMPI_MCA_plm_rsh_agent=$T_TMP/agent bad "unreachable host in --hosts FILE" "host 'nosuchhost' is unreachable" \
 	-p "$FX/local-data.ini" --hosts "$T_TMP/hosts"
+
+# ---- the drain list of a report: the nodes it blames (a NIC's counter, a GPU pair), in
+# scontrol's words, parseable as scontrol's arguments
+"$D" drain-list "$T_ROOT/tests/fixtures/report/summary-fail.json" >"$T_TMP/drain" 2>"$T_TMP/drain.err"
+t_check "drain-list: one line per blamed node (node02's NIC, node03's GPUs), nothing else" \
+	bash -c "[ \$(wc -l <'$T_TMP/drain') -eq 2 ] && grep -q '^NodeName=node02 State=DRAIN Reason=\"ccdiag hgx-h100: ib.symbol_errors node02/mlx5_0:1 12 count (bound <= 0 count)\"\$' '$T_TMP/drain' &&
+		grep -q '^NodeName=node03 State=DRAIN Reason=\".*nvlink.p2p node03:gpu6 288 GB/s (bound >= 335 GB/s)' '$T_TMP/drain'"
+xargs -L1 printf '<%s>' <"$T_TMP/drain" >"$T_TMP/drain.args"
+t_check "drain-list: each line splits into scontrol's three arguments" \
+	grep -q '^<NodeName=node02><State=DRAIN><Reason=ccdiag hgx-h100: ib.symbol_errors node02/mlx5_0:1 12 count (bound <= 0 count)><NodeName=node03>' "$T_TMP/drain.args"
+"$D" drain-list "$T_ROOT/tests/fixtures/report/summary-pass.json" >"$T_TMP/drain"
+t_check "drain-list of a passing report: empty" bash -c "[ ! -s '$T_TMP/drain' ]"
+if ! command -v scontrol >/dev/null || ! timeout 20 scontrol ping >/dev/null 2>&1; then
+	bad "--drain without Slurm: refused" "--drain needs Slurm" -p emu-1g --drain
+fi
 
 # ---- a run on this host: one rank; netpair has no pair there (optional criterion)
 out=$T_TMP/local
@@ -149,7 +164,8 @@ t_check "ccprobe progress: -q silences it" bash -c "! grep -q elapsed '$T_TMP/p.
 # ---- the emulated cluster
 t_emu_suite "emulated cluster runs need root (network namespaces)"
 out=$T_TMP/emu
-"$D" run -p emu-1g --emulated 4 --degrade node2=100mbit -o "$out" >"$T_TMP/emu.out" 2>"$T_TMP/emu.err"
+"$D" run -p emu-1g --emulated 4 --degrade node2=100mbit -o "$out" --drain-list "$T_TMP/drain" \
+	>"$T_TMP/emu.out" 2>"$T_TMP/emu.err"
 rc=$?
 t_check "degraded host: exit 1, as ccreport's" [ "$rc" -eq 1 ]
 t_check "degraded host: the report fails netpair_bw on node2's links and the diagnosis names node2" \
@@ -159,6 +175,10 @@ t_check "degraded host: the pairs phase line says what it found" \
 	grep -q '^ccdiag: phase 1/3 pairs: netpair: .*node node2 bad' "$T_TMP/emu.out"
 t_check "degraded host: no launcher banner on the terminal, it is in the phase's log" \
 	bash -c "! grep -q 'Primary job' '$T_TMP/emu.out' '$T_TMP/emu.err' && grep -q 'Primary job' '$out/phase-1-pairs.log'"
+t_check "degraded host: the drain list holds node2 alone, with the failed check and its value" \
+	bash -c "[ \$(wc -l <'$T_TMP/drain') -eq 1 ] &&
+		grep -qE '^NodeName=node2 State=DRAIN Reason=\"ccdiag emu-1g: netpair diagnosis: node bad: .*netpair_bw node[0-9]-node[0-9] 0\.[0-9]+ Gb/s \(bound >= 0.25 Gb/s\)' '$T_TMP/drain' &&
+		grep -q '^ccdiag: 1 node(s) to drain: node2 ' '$T_TMP/emu.out'"
 t_check "degraded host: the emulated cluster is gone afterwards" bash -c "! '$EMU' status >/dev/null 2>&1"
 # the figure for the note: estimated vs measured (printed, not judged)
 printf 'FIGURE ccdiag emu-1g 4 hosts node2=100mbit: %s\n' "$(grep '^ccdiag: total' "$T_TMP/emu.out")"
