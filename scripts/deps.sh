@@ -8,7 +8,7 @@ set -eu
 
 PACKAGES="gcc make pkg-config openmpi-bin libopenmpi-dev libjansson-dev libcmocka-dev
 jq iproute2 util-linux iputils-ping gnuplot-nox libibverbs-dev librdmacm-dev libinih-dev
-glusterfs-server glusterfs-client fio"
+glusterfs-server glusterfs-client fio munge slurmctld slurmd slurm-client"
 
 OPTIONAL="chromium"
 
