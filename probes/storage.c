@@ -834,7 +834,9 @@ static int storage_run(struct cc_run *run)
 	snprintf(cl.sub, sizeof(cl.sub), "%s/ccdiag-storage-%s", p_dir, run->run_id);
 	s.run_seed = strtoull(run->run_id, NULL, 16);
 
-	/* the directory on every host, before anything is written */
+	/* the directory on every host, before anything is written; a hung filesystem hangs statvfs too */
+	watchdog_arm("storage setup", json_pack("{s:s, s:s, s:s, s:s}", "kind", "probe", "probe",
+						"storage", "test", "setup", "dir", p_dir));
 	ok = fs_facts(p_dir, &s.fs) == 0 && access(p_dir, W_OK | X_OK) == 0;
 	if (!ok)
 		snprintf(errbuf, sizeof(errbuf), "storage directory '%s': %s", p_dir, strerror(errno));
@@ -853,10 +855,12 @@ static int storage_run(struct cc_run *run)
 			run_error(run, "probe", "storage", msg);
 			break;  /* one line: the first host that cannot use it */
 		}
+		watchdog_disarm();
 		json_decref(s.fs_all);
 		return CC_EXIT_RUNTIME;
 	}
 	if (room_check(&s, (long long)p_size, 0)) {
+		watchdog_disarm();
 		json_decref(s.fs_all);
 		return CC_EXIT_RUNTIME;
 	}
@@ -877,6 +881,7 @@ static int storage_run(struct cc_run *run)
 	     md[1] && md[2] && lat && buf;
 	MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, mpi->world);
 	if (!all_ok) {
+		watchdog_disarm();
 		run_error(run, "probe", "storage", "out of memory");
 		rc = CC_EXIT_RUNTIME;
 		goto free_all;
@@ -885,13 +890,16 @@ static int storage_run(struct cc_run *run)
 	/* from here on, an abort (timeout, signal, a dead rank) removes what the run wrote */
 	watchdog_on_abort(cleanup_on_abort);
 	if (make_subdir(&s)) {
+		watchdog_disarm();
 		rc = CC_EXIT_FAIL;
 		goto clean;
 	}
 	if (s.shared && room_check(&s, (long long)p_size, 1)) {
+		watchdog_disarm();
 		rc = CC_EXIT_RUNTIME;
 		goto clean;
 	}
+	watchdog_disarm();
 	choose_partner(&s);
 	if (mpi->rank == 0 && !run->opt->quiet)
 		print_header(&s);
@@ -1041,6 +1049,8 @@ clean:
 		json_t *d, *all;
 		int r0;
 
+		watchdog_arm("storage cleanup", json_pack("{s:s, s:s, s:s, s:s}", "kind", "probe", "probe",
+							  "storage", "test", "cleanup", "dir", cl.sub));
 		fs_facts(p_dir, &during);
 		MPI_Barrier(mpi->world);
 		cleanup_files(0);
@@ -1049,6 +1059,7 @@ clean:
 			cleanup_files(0);  /* the subdirectory, now that every rank's files are gone */
 		MPI_Barrier(mpi->world);
 		fs_facts(p_dir, &after);
+		watchdog_disarm();
 		d = mpi->local_rank == 0 ? json_pack("{s:I, s:I}", "free_full_bytes",
 			(json_int_t)during.free, "free_after_bytes", (json_int_t)after.free) : NULL;
 		all = run_gather_json(mpi->world, d);

@@ -101,8 +101,6 @@ static json_t *make_checkpoint(const struct eval *e)
 	double every = w->v[WL_CKPT_EVERY];
 	json_t *j, *src;
 
-	if (!w->from[WL_CKPT_EVERY])
-		return ckpt_not_made("no checkpoint_every in the workload (steps or minutes)");
 	if (!e->storage_write)
 		return ckpt_not_made("no storage write measurement (ccprobe storage --storage-dir DIR)");
 	in.bytes = w->from[WL_CKPT_BYTES] ? w->v[WL_CKPT_BYTES] :
@@ -147,16 +145,17 @@ void ckpt_build(struct eval *e)
 	const json_t *o;
 
 	json_decref(e->checkpoint);
-	e->checkpoint = e->p->wl.any ? make_checkpoint(e) : json_null();
+	/* null, as the estimate without a workload, when no checkpoint interval is given */
+	e->checkpoint = e->p->wl.from[WL_CKPT_EVERY] ? make_checkpoint(e) : json_null();
 	o = json_object_get(e->checkpoint, "outputs");
 	for (int i = 0; i < e->ncs; i++) {
 		struct crit_state *cs = &e->cs[i];
 
 		if (cs->c->derived != DERIVED_CKPT)
 			continue;
-		if (!e->p->wl.any)
-			ckpt_why_none(cs, "no workload given (profile [workload] or --workload KEY=VALUE): "
-				      "no checkpoint estimate");
+		if (!e->p->wl.from[WL_CKPT_EVERY])
+			ckpt_why_none(cs, "no checkpoint_every in the workload (profile [workload] or "
+				      "--workload checkpoint_every=STEPS or '30 min'): no checkpoint estimate");
 		else if (!json_is_true(json_object_get(e->checkpoint, "made")))
 			ckpt_why_none(cs, json_string_value(json_object_get(e->checkpoint, "reason")) ?: "?");
 		else

@@ -522,9 +522,10 @@ static int check_criterion(const struct criterion *c, char *err, size_t len)
 {
 	const char *miss = NULL;
 
-	if ((c->derived == DERIVED_COMM || c->derived == DERIVED_CKPT) && (c->probe || c->collective))
-		miss = "neither 'probe' nor 'collective' (comm_fraction and checkpoint_stall_fraction "
-		       "judge the estimate)";
+	if (c->derived == DERIVED_COMM && (c->probe || c->collective))
+		miss = "neither 'probe' nor 'collective' (comm_fraction judges the estimate)";
+	else if (c->derived == DERIVED_CKPT && (c->probe || c->collective))
+		miss = "neither 'probe' nor 'collective' (checkpoint_stall_fraction judges the checkpoint estimate)";
 	else if (c->derived == DERIVED_SCALING && !c->collective)
 		miss = "'collective' (scaling_efficiency judges a collective's --scale records)";
 	else if (c->derived && (c->size != SIZE_PLATEAU || c->min_nodes || c->repeat_best || c->test))

@@ -3,7 +3,8 @@
 # (docs/ccdiag.md). As root, on a 4-host emulated cluster (scripts/emucluster,
 # built and removed by ccdiag) with node2's link degraded to 100mbit: the plan
 # of profile emu-1g with its estimate, the netpair phase, the all_reduce phase
-# on 1, 2 and 4 nodes (--scale, the profile's scaling criterion), the report
+# on 1, 2 and 4 nodes (--scale, the profile's scaling criterion), the storage
+# phase on an emulated GlusterFS volume when GlusterFS is installed, the report
 # (ccreport: scaling chart, the training estimate of a toy workload, a model)
 # with its verdict, and the node to drain. Without root, this host alone (the
 # report is then incomplete: netpair needs two hosts).
@@ -18,8 +19,13 @@ if [ "$(id -u)" -eq 0 ] && command -v flock >/dev/null; then
 	# the emulated cluster's namespace names are global: wait for a test run using it
 	exec 9>/run/lock/ccdiag-emucluster.lock
 	flock -w 1800 9 || echo "demo: another emulated cluster is still up after 30 min" >&2
-	echo "demo: ccdiag run ${RUN[*]} --emulated 4 --degrade node2=100mbit"
-	build/ccdiag run "${RUN[@]}" --emulated 4 --degrade node2=100mbit
+	# the storage phase (docs/storage.md) when GlusterFS is installed: a storage host,
+	# and a small checkpoint (8 MiB per rank) so it takes seconds
+	STORAGE=()
+	command -v glusterd >/dev/null && command -v mount.glusterfs >/dev/null &&
+		STORAGE=(--storage 1 -- --storage-size 8M --storage-reps 2 --storage-files 100 --storage-reads 100)
+	echo "demo: ccdiag run ${RUN[*]} --emulated 4 --degrade node2=100mbit ${STORAGE[*]}"
+	build/ccdiag run "${RUN[@]}" --emulated 4 --degrade node2=100mbit "${STORAGE[@]}"
 	rc=$?
 else
 	echo "demo: not root (no network namespaces): ccdiag on this host alone"
