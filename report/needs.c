@@ -72,7 +72,7 @@ json_t *profile_needs(const struct profile *p)
 		if (c->max_nodes > 0)
 			json_object_set_new(e, "max_nodes", json_integer(c->max_nodes));
 	}
-	doc = json_pack("{s:s, s:i, s:i, s:f, s:o, s:o}", "profile", p->name,
+	doc = json_pack("{s:s, s:s, s:i, s:i, s:f, s:o, s:o}", "profile", p->name, "path", p->path,
 			"gpus_per_node", p->gpus_per_node, "nics_per_node", p->nics_per_node,
 			"nic_rate_Gbps", p->nic_rate_gbps, "criteria", crit, "needs", list);
 	if (p->wl.any)

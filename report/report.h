@@ -148,7 +148,7 @@ char *profile_find(const char *arg, const char *argv0);
 void profile_free(struct profile *p);
 /*
  * What the criteria need measured (ccreport --needs, for ccdiag's plan):
- * {profile, gpus_per_node, nics_per_node, nic_rate_Gbps, criteria: [ID],
+ * {profile, path, gpus_per_node, nics_per_node, nic_rate_Gbps, criteria: [ID],
  * needs: [{kind, name, backend?, tests, sizes, plateau, scale, required,
  * max_nodes?, workload?}], bucket_bytes?}. NULL only when out of memory.
  */

@@ -95,6 +95,24 @@ printf 'localhost\n# a comment\nnosuchhost\n' >"$T_TMP/hosts"
 OMPI_MCA_plm_rsh_agent=$T_TMP/agent bad "unreachable host in --hosts FILE" "host 'nosuchhost' is unreachable" \
 	-p "$FX/local-data.ini" --hosts "$T_TMP/hosts"
 
+# ---- ccdiag quick: this node's node-local checks alone, judged by those criteria alone
+"$D" quick -p h100-sxm-8x-ndr400 -o "$T_TMP/quick" >"$T_TMP/quick.out" 2>"$T_TMP/quick.err"
+rc=$?
+t_check "quick: one phase, node, with short sweeps" \
+	bash -c "grep -c '^  phase' '$T_TMP/quick.out' | grep -qx 1 &&
+		grep -qE '^  phase 1/1 node +pcie nvlink hbm .*-n 5 -r 3 -w 1 -b 64M -e 64M' '$T_TMP/quick.out'"
+t_check "quick: judged by the pcie, nvlink and hbm criteria only" \
+	jq -e '[.criteria[].id] | length == 8 and all(test("^(pcie|nvlink|hbm)_"))' "$T_TMP/quick/report/summary.json"
+# this machine has no GPU driver: every GPU probe skips, so the node is not healthy
+t_check "quick without a GPU: exit 4 (incomplete), never 0" \
+	bash -c "[ $rc -eq 4 ] && jq -e '.verdict == \"incomplete\"' '$T_TMP/quick/report/summary.json' >/dev/null"
+"$D" quick -p emu-1g >"$T_TMP/q.out" 2>"$T_TMP/q.err"
+rc=$?
+t_check "quick, emu-1g: exit 2, one line" bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/q.err') -eq 1 ] && grep -q 'no node-local criterion' '$T_TMP/q.err'"
+"$D" quick -p h100-sxm-8x-ndr400 -H a,b >"$T_TMP/q.out" 2>"$T_TMP/q.err"
+rc=$?
+t_check "quick with -H: refused, exit 2" bash -c "[ $rc -eq 2 ] && grep -q 'ccdiag quick checks this node' '$T_TMP/q.err'"
+
 # ---- the drain list of a report: the nodes it blames (a NIC's counter, a GPU pair), in
 # scontrol's words, parseable as scontrol's arguments
 "$D" drain-list "$T_ROOT/tests/fixtures/report/summary-fail.json" >"$T_TMP/drain" 2>"$T_TMP/drain.err"
