@@ -70,7 +70,7 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/tests/%)
 FUZZ_SECONDS ?= 60
 
-.PHONY: all check demo install clean deps features bench fuzz asan bench-report
+.PHONY: all check demo install clean deps features bench fuzz asan bench-report bench-ccdiag
 all: features $(B)/ccprobe $(B)/ccreport $(B)/ccdiag
 
 features:
@@ -181,6 +181,10 @@ demo: deps
 
 bench: all
 	@scripts/bench_allreduce.sh
+
+# ccdiag's plan model: the h100 plan at 2..1024 nodes; as root, estimate vs wall time
+bench-ccdiag: all
+	@scripts/bench_ccdiag.sh
 
 bench-report: $(B)/ccreport $(B)/tests/gen_results
 	@scripts/bench_report.sh
