@@ -18,6 +18,30 @@ const struct probe *const probes[] = {
 	NULL,
 };
 
+const char *probe_phase_name(int phase)
+{
+	static const char *const names[PHASE_N] = { "node", "pairs", "collectives", "storage" };
+
+	return phase >= 0 && phase < PHASE_N ? names[phase] : "?";
+}
+
+double probe_sweep_seconds(const struct cc_options *o, size_t min, size_t max, double GBps,
+			   int copies)
+{
+	double ops = o->warmup + (double)o->iters * o->reps, t = 0;
+
+	if (o->sizes_set) {
+		min = o->min_bytes;
+		max = o->max_bytes;
+	}
+	for (size_t s = min; s && s <= max; s = o->step ? s + o->step : s * o->factor) {
+		t += ops * (10e-6 + copies * (double)s / (GBps * 1e9));
+		if ((o->step ? s + o->step : s * o->factor) <= s)
+			break;
+	}
+	return t;
+}
+
 const struct probe *probe_find(const char *name)
 {
 	for (int i = 0; probes[i]; i++)

@@ -1103,10 +1103,26 @@ free_all:
 	return rc;
 }
 
+/*
+ * --storage-reps times: every rank writes and reads back its --storage-size
+ * shard, the nodes' shards sharing the filesystem at a nominal 1 GB/s per
+ * node (its network), plus --storage-files metadata operations and
+ * --storage-reads random reads per rank at ~1 ms each.
+ */
+static double storage_estimate(const struct cc_options *o)
+{
+	double GBps = o->plan_gbps > 0 ? o->plan_gbps / 8 : 1.0;
+	double bytes = (double)p_size * o->plan_rpn;
+
+	return p_reps * (2 * bytes / (GBps * 1e9) + 3 * p_files * 1e-3 + p_reads * 1e-3) + 2;
+}
+
 const struct probe probe_storage = {
 	.name = "storage",
 	.summary = "checkpoint write/read GB/s (file per process, checked), metadata ops/s, random-read IOPS",
 	.params = storage_params,
+	.phase = PHASE_STORAGE,
+	.estimate = storage_estimate,
 	.check = check_params,
 	.run = storage_run,
 };

@@ -23,6 +23,7 @@ struct args {
 	double tolerance;        /* baseline; < 0 = the profile's */
 	double outlier_tol;      /* < 0 = the profile's */
 	int charts, render, quiet, max_problems;
+	int needs;               /* --needs: print what the profile judges, read no results */
 	char **inputs;
 	int ninputs;
 	char **workload;         /* --workload KEY=VALUE, in order */
@@ -71,6 +72,10 @@ static void usage(FILE *f)
 "      --no-render           write summary.json only\n"
 "  -n, --problems N          problems listed in the terminal summary (default 10)\n"
 "  -q, --quiet               no terminal summary\n"
+"      --needs               print, as JSON, what the profile's criteria need\n"
+"                            measured (probes, tests, collectives, backends, sizes,\n"
+"                            --scale) and exit; no results are read (ccdiag plans\n"
+"                            from it, docs/ccdiag.md)\n"
 "  -h, --help                this text\n"
 "  -V, --version             version\n"
 "\n"
@@ -117,6 +122,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 		{ "no-render", no_argument, NULL, 'R' },
 		{ "problems", required_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "needs", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -144,6 +150,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 		case 'G': a->gnuplot = optarg; break;
 		case 'R': a->render = 0; break;
 		case 'q': a->quiet = 1; break;
+		case 'N': a->needs = 1; break;
 		case 'w': a->workload[a->nworkload++] = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("ccreport %s\n", RPT_VERSION); exit(0);
@@ -174,7 +181,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 		fprintf(stderr, "ccreport: no profile (-p NAME or -p FILE)\n");
 		return -1;
 	}
-	if (optind == argc) {
+	if (optind == argc && !a->needs) {
 		fprintf(stderr, "ccreport: no results files given\n");
 		return -1;
 	}
@@ -261,6 +268,14 @@ static int report(const struct args *args, const char *argv0)
 		}
 	if (workload_check(&p.wl, ppath, err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
+		goto free_profile;
+	}
+	if (a.needs) {
+		json_t *doc = profile_needs(&p);
+
+		rc = doc && !json_dumpf(doc, stdout, JSON_COMPACT) ? RPT_EXIT_PASS : RPT_EXIT_OUTPUT;
+		printf("\n");
+		json_decref(doc);
 		goto free_profile;
 	}
 	if (a.outlier_tol >= 0)

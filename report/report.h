@@ -155,6 +155,13 @@ int profile_parse_string(struct profile *p, const char *text, const char *name,
  */
 char *profile_find(const char *arg, const char *argv0);
 void profile_free(struct profile *p);
+/*
+ * What the criteria need measured (ccreport --needs, for ccdiag's plan):
+ * {profile, path, gpus_per_node, nics_per_node, nic_rate_Gbps, criteria: [ID],
+ * needs: [{kind, name, backend?, tests, sizes, plateau, scale, required,
+ * max_nodes?, workload?}], bucket_bytes?}. NULL only when out of memory.
+ */
+json_t *profile_needs(const struct profile *p);
 /* size_parse() (core/size.h) as a long long: "8", "64K", "4M", "1G"; -1 on error */
 int rpt_parse_size(const char *s, long long *out);
 

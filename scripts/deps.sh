@@ -15,7 +15,8 @@ set -eu
 BUILD="gcc make openmpi-bin libopenmpi-dev libjansson-dev libinih-dev libsqlite3-dev"
 PACKAGES="$BUILD pkg-config libcmocka-dev
 jq iproute2 util-linux iputils-ping gnuplot-nox libibverbs-dev librdmacm-dev
-glusterfs-server glusterfs-client fio sqlite3 prometheus"
+glusterfs-server glusterfs-client fio sqlite3 prometheus
+munge slurmctld slurmd slurm-client"
 
 OPTIONAL="chromium"
 
