@@ -45,8 +45,8 @@ for p in h100-sxm-8x-ndr400 h200-sxm-8x-ndr400; do
 		bash -c "grep -qE '^  phase 3/[0-9]+ collectives-nccl +all_reduce .*-B nccl .*--scale all_reduce' '$T_TMP/plan'"
 done
 plan a100-sxm-8x-hdr200 -H a,b
-t_check "a100 plan: pcie only on the node (no nvlink or hbm criterion)" \
-	bash -c "grep -qE '^  phase 1/[0-9]+ node +pcie +~' '$T_TMP/plan'"
+t_check "a100 plan: pcie, gemm and gpuhealth on the node (no nvlink or hbm criterion)" \
+	bash -c "grep -qE '^  phase 1/[0-9]+ node +pcie gemm gpuhealth +~' '$T_TMP/plan'"
 # test-owned profiles: only what is judged
 plan "$FX/pcie-only.ini" -H a,b
 t_check "pcie-only profile: one phase, pcie, 4 ranks per node (its gpus_per_node)" \
@@ -100,9 +100,9 @@ OMPI_MCA_plm_rsh_agent=$T_TMP/agent bad "unreachable host in --hosts FILE" "host
 rc=$?
 t_check "quick: one phase, node, with short sweeps" \
 	bash -c "grep -c '^  phase' '$T_TMP/quick.out' | grep -qx 1 &&
-		grep -qE '^  phase 1/1 node +pcie nvlink hbm .*-n 5 -r 3 -w 1 -b 64M -e 64M' '$T_TMP/quick.out'"
-t_check "quick: judged by the pcie, nvlink and hbm criteria only" \
-	jq -e '[.criteria[].id] | length == 8 and all(test("^(pcie|nvlink|hbm)_"))' "$T_TMP/quick/report/summary.json"
+		grep -qE '^  phase 1/1 node +pcie nvlink hbm gemm gpuhealth .*-n 5 -r 3 -w 1 -b 64M -e 64M' '$T_TMP/quick.out'"
+t_check "quick: judged by the node-local criteria only (pcie, nvlink, hbm, gemm, gpuhealth)" \
+	jq -e '[.criteria[] | .probe] | length > 8 and all(test("^(pcie|nvlink|hbm|gemm|gpuhealth)$"))' "$T_TMP/quick/report/summary.json"
 # this machine has no GPU driver: every GPU probe skips, so the node is not healthy
 t_check "quick without a GPU: exit 4 (incomplete), never 0" \
 	bash -c "[ $rc -eq 4 ] && jq -e '.verdict == \"incomplete\"' '$T_TMP/quick/report/summary.json' >/dev/null"

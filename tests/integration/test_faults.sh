@@ -34,7 +34,7 @@ fi
 
 # SIGTERM to the job: an interrupted end record after the finished measurements
 out=$T_TMP/sig.jsonl
-mpirun --oversubscribe -np 2 "$P" -n 20 -r 1000 -b 1M -e 1M -q -o "$out" all_reduce \
+mpirun --oversubscribe -np 2 "$P" --time-per-size 0 -n 20 -r 1000 -b 1M -e 1M -q -o "$out" all_reduce \
 	>/dev/null 2>"$T_TMP/err" &
 pid=$!
 for _ in $(seq 1 100); do
