@@ -195,7 +195,14 @@ static int run_collective(struct cc_run *run, const struct coll *coll,
 		return CC_EXIT_OK;
 	}
 	if (*be_state == 0) {
-		int worst = sweep_backend_start(be, run->mpi, why, sizeof(why));
+		char what[64];
+		int worst;
+
+		/* a wedged GPU or network in the backend's setup ends as a named timeout */
+		snprintf(what, sizeof(what), "%s init", be->name);
+		watchdog_arm(what, json_pack("{s:s, s:s}", "kind", "setup", "backend", be->name));
+		worst = sweep_backend_start(be, run->mpi, why, sizeof(why));
+		watchdog_disarm();
 
 		*be_state = worst == 0 ? 1 : worst == 1 ? 2 : 3;
 		if (*be_state == 2 || *be_state == 3) {

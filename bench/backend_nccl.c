@@ -176,7 +176,7 @@ static int nccl_init(const struct mpictx *mpi, char *why, size_t len)
 	why[0] = '\0';
 	MPI_Comm_rank(mpi->world, &nc.rank);
 	MPI_Comm_size(mpi->world, &nc.size);
-	mine = gpu_select(mpi->local_rank, &nc.dev, why, len);
+	mine = gpu_select(mpi, &nc.dev, why, len);
 	if (mine == 0 && (e = cudaStreamCreateWithFlags(&nc.stream, cudaStreamNonBlocking)) != cudaSuccess) {
 		gpu_cuda_fail(e, "cudaStreamCreate", why, len);
 		mine = 1;
@@ -390,6 +390,10 @@ static int nccl_wait(void)
 			return check_async();
 		if (e != cudaErrorNotReady)
 			return nc_cuda_fail("cudaStreamQuery", e);
+		/* give the core away in each idle poll, as nccl-tests does: with one core
+		 * per rank (srun's default, --bind-to core) a spin starves NCCL's proxy
+		 * thread, which drives the inter-node transfers */
+		sched_yield();
 		if (k % NC_POLL_EVERY)
 			continue;
 		if (check_async())

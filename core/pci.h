@@ -46,4 +46,22 @@ double pci_rate_GBps(int gen, int width);
 /* {bdf, numa_node, current:{gen,gts,width,GBps}, max:{...}, downtrained} */
 json_t *pci_link_json(const struct pci_link *l);
 
+/*
+ * The ACS Control register (ACSCtl) of device bdf from its config space
+ * under root; -1 when it has no ACS capability, -2 when the extended
+ * config space cannot be read (not root, no such device).
+ */
+int pci_acs_ctl(const char *root, const char *bdf);
+
+/*
+ * What lies on device bdf's path to the root complex (core/pcipath.c):
+ * {bridges: [{bdf, acs_ctl: "0x001d" | "none" | null, p2p_redirect}],
+ *  acs_redirect: true when any bridge redirects peer-to-peer requests or
+ *  completions (ACS RR/CR/EC: P2P and GPUDirect go through the root complex,
+ *  slow or broken), null when unknown, acs_note, iommu_group_type:
+ *  "identity" | "DMA" | "DMA-FQ" | null, iommu_translation}. null when the
+ *  device is not in sysfs.
+ */
+json_t *pci_path_json(const char *root, const char *bdf);
+
 #endif

@@ -127,3 +127,43 @@ int run_phase_end(struct cc_run *run, const char *name, int failed, const char *
 	run_error(run, "probe", name, msg);
 	return -1;
 }
+
+extern char **environ;
+
+json_t *run_env_json(void)
+{
+	static const char *const prefixes[] = { "NCCL_", "UCX_", "OMPI_MCA_", NULL };
+	json_t *env = json_object();
+
+	for (char **e = environ; e && *e; e++) {
+		const char *eq = strchr(*e, '=');
+		int want = eq && !strncmp(*e, "CUDA_VISIBLE_DEVICES=", 21);
+
+		for (int i = 0; !want && eq && prefixes[i]; i++)
+			want = !strncmp(*e, prefixes[i], strlen(prefixes[i]));
+		if (want) {
+			char name[256];
+
+			snprintf(name, sizeof(name), "%.*s", (int)(eq - *e), *e);
+			json_object_set_new(env, name, json_string(eq + 1));
+		}
+	}
+	return env;
+}
+
+int run_env_shared(const char *name)
+{
+	static const char *const mca[] = { "pml", "btl", "osc", "mtl", "coll", NULL };
+
+	if (!strncmp(name, "NCCL_", 5) || !strncmp(name, "UCX_", 4))
+		return 1;
+	if (strncmp(name, "OMPI_MCA_", 9))
+		return 0;
+	for (int i = 0; mca[i]; i++) {
+		size_t n = strlen(mca[i]);
+
+		if (!strncmp(name + 9, mca[i], n) && (name[9 + n] == '\0' || name[9 + n] == '_'))
+			return 1;
+	}
+	return 0;
+}

@@ -62,6 +62,20 @@ int run_agree(MPI_Comm comm, int mine, const char *host, char *why, size_t len);
  */
 int run_phase_end(struct cc_run *run, const char *name, int failed, const char *why);
 
+/*
+ * This process's environment that changes how NCCL, UCX, Open MPI and CUDA
+ * behave: every NCCL_*, UCX_*, OMPI_MCA_* and CUDA_VISIBLE_DEVICES
+ * variable, as {NAME: value}; a new object.
+ */
+json_t *run_env_json(void);
+
+/*
+ * Whether variable name is one a host must share with the others (NCCL_*,
+ * UCX_*, Open MPI's pml/btl/osc/mtl/coll choices), not one the launcher sets
+ * per host or per process.
+ */
+int run_env_shared(const char *name);
+
 /* The stats as a JSON object {n,min,median,mean,max,p99,cv}, values times scale. */
 json_t *run_stats_json(const struct stats *s, double scale);
 

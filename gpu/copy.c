@@ -112,7 +112,7 @@ int gpu_time_copies(const struct gpu_copy *c, int n, int iters, double *sec,
 		    char *why, size_t len)
 {
 	cudaEvent_t ev0[2] = { NULL, NULL }, ev1[2] = { NULL, NULL };
-	int gated = iters <= GPU_GATE_MAX_COPIES;
+	int most = 1, gated;
 	cudaError_t e = cudaSuccess;
 	const char *what = NULL;
 
@@ -121,6 +121,9 @@ int gpu_time_copies(const struct gpu_copy *c, int n, int iters, double *sec,
 		snprintf(why, len, "internal: %d streams, %d copies", n, iters);
 		return -1;
 	}
+	for (int i = 0; i < n; i++)
+		most = c[i].times > most ? c[i].times : most;
+	gated = iters * most <= GPU_GATE_MAX_COPIES;
 	__atomic_store_n(&gate.open, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&gate.expired, 0, __ATOMIC_RELEASE);
 	for (int i = 0; i < n; i++) {
@@ -139,7 +142,8 @@ int gpu_time_copies(const struct gpu_copy *c, int n, int iters, double *sec,
 		for (int i = 0; i < n; i++) {
 			if (n > 1)
 				TRY(cudaSetDevice(c[i].dev));
-			TRY(copy_one(&c[i]));
+			for (int t = 0; t < (c[i].times > 1 ? c[i].times : 1); t++)
+				TRY(copy_one(&c[i]));
 		}
 	for (int i = 0; i < n; i++) {
 		TRY(cudaSetDevice(c[i].dev));

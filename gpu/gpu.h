@@ -120,18 +120,27 @@ struct gpu_ctx {
 	int ndev;                 /* devices this rank sees; 0 when CUDA failed */
 	int dev;                  /* this rank's device ordinal; -1: none (rank idles) */
 	char bus_id[GPU_BUS_LEN]; /* its PCI bus id, sysfs form */
-	struct pci_link link;     /* its PCIe link from sysfs (numa_node -1 when unknown) */
+	struct pci_link link;     /* its PCIe link at open, GPU idle (numa_node -1 when unknown) */
+	const char *link_source;  /* "nvml" or "sysfs": where link was read */
+	const char *selection;    /* how dev was chosen: "--gpus", "local rank",
+				   * "per-rank visibility" (CUDA_VISIBLE_DEVICES per rank), "none" */
+	int open_failed;          /* its context could not be created: an error record names it */
 };
 
 /*
- * Brings up CUDA for a probe on every rank of run->mpi->world (collective):
- * counts devices, picks this rank's by local rank and --gpus, creates its
- * context and reads its PCIe link. Every rank takes the same path: returns
+ * Brings up CUDA for probe on every rank of run->mpi->world (collective),
+ * under the watchdog's "gpu open" deadline (a hung cuInit ends as a timeout
+ * naming the host): counts devices, picks this rank's (--gpus, local rank,
+ * or per-rank visibility: see docs/gpu.md), creates its context and reads
+ * its PCIe link. A GPU whose context cannot be created gets an error record
+ * naming it (host, GPU, CUDA's text) and its rank idles (dev -1) while the
+ * others are measured; the run then exits 1. Every rank returns the same:
  * 0 to run, 1 to skip (why: "CUDA: <cudaGetErrorString> (rank R on HOST)"
- * or "no CUDA device ..."), -1 on a bad --gpus list (why says so). On first
- * success it also writes the per-host "inventory" records (once per run).
+ * or "no CUDA device ..."), -1 on a bad --gpus list or when no GPU could be
+ * opened (why says so). On first success it also writes the per-host
+ * "inventory" records (once per run).
  */
-int gpu_open(struct cc_run *run, struct gpu_ctx *g, char *why, size_t len);
+int gpu_open(struct cc_run *run, const char *probe, struct gpu_ctx *g, char *why, size_t len);
 
 /*
  * Records the outcome rc of gpu_open for probe name: a skip record
@@ -142,10 +151,18 @@ int gpu_open_failed(struct cc_run *run, const char *name, int rc, const char *wh
 
 /*
  * Selects this rank's device only (no inventory, no host tables): what the
- * nccl backend needs. Not collective. Returns 0 with *dev set, 1 when this
- * rank has no device (why), -1 on a bad --gpus list or a CUDA failure (why).
+ * nccl backend needs; the same rule as gpu_open. Collective over
+ * mpi->local. Returns 0 with *dev set (and current), 1 when this rank has
+ * no device or CUDA failed (why), -1 on a bad --gpus list (why).
  */
-int gpu_select(int local_rank, int *dev, char *why, size_t len);
+int gpu_select(const struct mpictx *mpi, int *dev, char *why, size_t len);
+
+/*
+ * The device gpu_select would choose for this rank, without making it
+ * current or creating its context (the ib probe's GPUDirect buffers).
+ * Collective over mpi->local; returns as gpu_select.
+ */
+int gpu_rank_device(const struct mpictx *mpi, int *dev, char *why, size_t len);
 
 /*
  * "fake" when the CUDA calls are answered by the test double (tests/fakes/,
@@ -153,6 +170,14 @@ int gpu_select(int local_rank, int *dev, char *why, size_t len);
  * carry "transport": "fake", and ccreport never judges them.
  */
 const char *gpu_transport(void);
+
+/*
+ * Error records of GPUs (collective over run->mpi->world): mine is this
+ * rank's object {host, bus_id or src_bus/dst_bus, message}, an array of
+ * them, or NULL (taken). Rank 0 names each GPU as gpu_emit does, writes it
+ * as an "error" record of probe and counts it in run->failures.
+ */
+void gpu_errors(struct cc_run *run, const char *probe, json_t *mine);
 
 /* The versions this binary links: {cuda_runtime, nccl} (built-in parts only); a new object. */
 json_t *gpu_build_versions(void);
@@ -195,6 +220,8 @@ struct gpu_copy {
 	int peer_dst, peer_src;  /* devices for cudaMemcpyPeerAsync; peer_dst < 0: cudaMemcpyAsync */
 	cudaStream_t stream;
 	int gate;                /* hold the stream until every copy is queued */
+	int times;               /* copies per iteration (0 = 1): 2 makes an interfering
+				  * stream outlast the timed one (nvbandwidth's bidir) */
 };
 
 /*
@@ -219,6 +246,15 @@ int gpu_sample(const struct gpu_copy *c, int n, int warmup, int iters, int reps,
 
 /* The PCI bus id of device dev in sysfs form ("unknown-N" when CUDA cannot say). */
 void gpu_bus_of(int dev, char *out, size_t len);
+
+/*
+ * The PCIe link of the GPU at bus now: generation and width from NVML when
+ * it is up (as nvidia-smi reads them), else sysfs; numa_node from sysfs.
+ * NVIDIA GPUs idle at 2.5 GT/s: read it while a copy runs to see what the
+ * link trains to. *source says "nvml" or "sysfs". Returns 0, or -1 when
+ * neither knows the device.
+ */
+int gpu_read_link(const char *bus, struct pci_link *l, const char **source);
 
 /* "CUDA: <error string>" for e into why; returns -1 for use in return statements. */
 int gpu_cuda_fail(cudaError_t e, const char *call, char *why, size_t len);

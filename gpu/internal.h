@@ -13,4 +13,7 @@ void gpu_write_inventory(struct cc_run *run, json_t *parts);
 /* The --gpus value's device list for this rank: how many, 0 when not given, -1 (why) bad. */
 int gpu_list_for_rank(int *list, char *why, size_t len);
 
+/* Rank 0: fills "gpu"/"element" (or the pair's) of rec from its bus ids. */
+void gpu_name_record(json_t *rec);
+
 #endif

@@ -63,7 +63,7 @@ static void name_gpu(char *buf, size_t len, const char *host, const char *bus)
 }
 
 /* Fills the GPU numbers and the element name of one record (rank 0). */
-static void name_record(json_t *rec)
+void gpu_name_record(json_t *rec)
 {
 	const char *host = json_string_value(json_object_get(rec, "host"));
 	const char *bus = json_string_value(json_object_get(rec, "bus_id"));
@@ -119,7 +119,7 @@ json_t *gpu_emit(struct cc_run *run, json_t *mine)
 			/* "type": "error" or "skip": a failure or skip of that GPU alone (gemm) */
 			const char *type = json_string_value(json_object_get(rec, "type"));
 
-			name_record(rec);
+			gpu_name_record(rec);
 			if (gpu_transport())
 				json_object_set_new(rec, "transport", json_string(gpu_transport()));
 			json_array_append(all, rec);
@@ -206,6 +206,7 @@ static json_t *device_json(int dev)
 	struct cudaDeviceProp p;
 	struct pci_link link;
 	char bus[GPU_BUS_LEN], uuid[64], cc[16];
+	const char *src;
 	int clk = 0, bits = 0;
 	json_t *j;
 
@@ -219,13 +220,22 @@ static json_t *device_json(int dev)
 	j = json_pack("{s:s, s:s, s:s, s:I, s:s, s:i}", "bus_id", bus, "name", p.name,
 		      "uuid", uuid, "memory_bytes", (json_int_t)p.totalGlobalMem,
 		      "compute_capability", cc, "sm_count", p.multiProcessorCount);
-	if (pci_read_link(NULL, bus, &link) == 0) {
+	if (gpu_read_link(bus, &link, &src) == 0) {
+		json_t *pcie = pci_link_json(&link);
+
+		/* read while the GPU idles (2.5 GT/s on NVIDIA GPUs): the pcie probe's
+		 * records hold the link under load and judge downtraining on that */
+		json_object_set_new(pcie, "state", json_string("idle"));
+		json_object_set_new(pcie, "source", json_string(src));
+		json_object_set_new(pcie, "downtrained", json_null());
 		json_object_set_new(j, "numa_node", json_integer(link.numa_node));
-		json_object_set_new(j, "pcie", pci_link_json(&link));
+		json_object_set_new(j, "pcie", pcie);
 	} else {
 		json_object_set_new(j, "numa_node", json_integer(-1));
 		json_object_set_new(j, "pcie", json_null());
 	}
+	/* ACS redirecting P2P on a bridge above the GPU, and the IOMMU's mode */
+	json_object_set_new(j, "pcie_path", pci_path_json(NULL, bus));
 	json_object_set_new(j, "mem_rate_GBps", gpu_mem_rate_GBps(clk, bits) > 0 ?
 			    json_real(gpu_mem_rate_GBps(clk, bits)) : json_null());
 	return j;
@@ -258,6 +268,17 @@ static json_t *p2p_json(int ndev)
 json_t *gpu_local_inventory(const struct mpictx *mpi, const struct gpu_ctx *g)
 {
 	json_t *inv = json_pack("{s:s, s:i}", "host", mpi->host, "local_rank", mpi->local_rank);
+
+	/* which GPU this rank drives and why (docs/gpu.md: selection) */
+	json_object_set_new(inv, "rank", json_pack("{s:i, s:i, s:o, s:s, s:o}", "rank", mpi->rank,
+						   "local_rank", mpi->local_rank,
+						   "bus_id", g->dev >= 0 ? json_string(g->bus_id) : json_null(),
+						   "selection", g->selection ? g->selection : "none",
+						   "cuda_visible_devices",
+						   getenv("CUDA_VISIBLE_DEVICES") ?
+						   json_string(getenv("CUDA_VISIBLE_DEVICES")) : json_null()));
+	if (mpi->local_rank == 0)
+		json_object_set_new(inv, "environment", run_env_json());
 	json_t *devs = json_array(), *versions = gpu_build_versions(), *links = json_object();
 	int drv = 0;
 	char buf[96];
@@ -276,6 +297,15 @@ json_t *gpu_local_inventory(const struct mpictx *mpi, const struct gpu_ctx *g)
 		json_array_append_new(devs, j);
 	}
 	json_object_set_new(inv, "devices", devs);
+#ifdef HAVE_NCCL
+	{
+		Dl_info info;
+
+		/* the NCCL library this process actually loaded (LD_LIBRARY_PATH, a module) */
+		if (dladdr((void *)ncclGetVersion, &info) && info.dli_fname)
+			json_object_set_new(versions, "nccl_library", json_string(info.dli_fname));
+	}
+#endif
 	if (cudaDriverGetVersion(&drv) == cudaSuccess && drv > 0) {
 		snprintf(buf, sizeof(buf), "%d.%d", drv / 1000, drv % 1000 / 10);
 		json_object_set_new(versions, "cuda_driver", json_string(buf));
@@ -309,12 +339,22 @@ static int bus_index_json(json_t *arr, const char *bus)
 void gpu_write_inventory(struct cc_run *run, json_t *parts)
 {
 	struct mpictx *mpi = run->mpi;
+	json_t *names = json_object(), *p0;
+	const char *k;
+	json_t *v;
+	size_t r0;
+
+	/* the variables hosts must share, over every host: one lacking one shows as unset */
+	json_array_foreach(parts, r0, p0)
+		json_object_foreach(json_object_get(p0, "environment"), k, v)
+			if (run_env_shared(k))
+				json_object_set_new(names, k, json_true());
 
 	for (int node = 0; node < mpi->nnodes; node++) {
 		const char *host = mpi->hosts[node];
 		struct host_gpus *t = host_find(host, 1);
 		json_t *lead = NULL, *gpus = json_array(), *byb = json_object(), *p;
-		json_t *access = json_array(), *rec;
+		json_t *access = json_array(), *ranks = json_array(), *rec;
 		size_t r;
 
 		if (!t)
@@ -327,6 +367,7 @@ void gpu_write_inventory(struct cc_run *run, json_t *parts)
 				continue;
 			if (json_integer_value(json_object_get(p, "local_rank")) == 0)
 				lead = p;
+			json_array_append(ranks, json_object_get(p, "rank"));
 			json_array_foreach(json_object_get(p, "devices"), i, d) {
 				const char *b = json_string_value(json_object_get(d, "bus_id"));
 
@@ -366,10 +407,23 @@ void gpu_write_inventory(struct cc_run *run, json_t *parts)
 				"gpus", gpus, "p2p_access", access,
 				"nvml", lead ? json_deep_copy(json_object_get(lead, "nvml")) : json_null());
 		json_decref(byb);
+		json_object_set_new(rec, "ranks", ranks);
+		json_object_set_new(rec, "environment", lead && json_object_get(lead, "environment") ?
+				    json_deep_copy(json_object_get(lead, "environment")) : json_object());
+		/* in versions, so that ccreport's consistency check compares them across hosts */
+		json_object_foreach(names, k, v) {
+			json_t *val = json_object_get(json_object_get(rec, "environment"), k);
+			char key[300];
+
+			snprintf(key, sizeof(key), "env:%s", k);
+			json_object_set_new(json_object_get(rec, "versions"), key,
+					    json_string(val ? json_string_value(val) : "(unset)"));
+		}
 		if (gpu_transport())
 			json_object_set_new(rec, "transport", json_string(gpu_transport()));
 		run_record(run, "inventory", rec);
 	}
+	json_decref(names);
 }
 
 #endif /* HAVE_CUDA */

@@ -32,6 +32,11 @@ struct gpu_nvml {
 	nvmlReturn_t (*by_bus)(const char *, nvmlDevice_t *);
 	nvmlReturn_t (*link_state)(nvmlDevice_t, unsigned int, nvmlEnableState_t *);
 	nvmlReturn_t (*link_version)(nvmlDevice_t, unsigned int, unsigned int *);
+	/* optional (NULL when the library lacks them): the PCIe link now and at most */
+	nvmlReturn_t (*pcie_gen)(nvmlDevice_t, unsigned int *);
+	nvmlReturn_t (*pcie_width)(nvmlDevice_t, unsigned int *);
+	nvmlReturn_t (*pcie_max_gen)(nvmlDevice_t, unsigned int *);
+	nvmlReturn_t (*pcie_max_width)(nvmlDevice_t, unsigned int *);
 };
 
 /* The loaded functions; valid after gpu_nvml_open() returned 0. */

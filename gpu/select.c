@@ -7,6 +7,7 @@
 #include "gpu.h"
 #include "internal.h"
 #include "../core/log.h"
+#include "../core/watchdog.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -16,7 +17,8 @@ static const char *p_gpus;      /* --gpus: device ordinal per local rank */
 
 const struct cc_param gpu_params[] = {
 	{ "gpus", CC_PARAM_STRING, &p_gpus,
-	  "GPU probes, nccl backend: device of each local rank, e.g. 0,1,2,3 or 4-7 [local rank]" },
+	  "GPU probes, nccl backend, ib GPUDirect: device of each local rank, e.g. 0,1,2,3 or 4-7 "
+	  "[local rank; a rank that sees fewer GPUs than its host has ranks uses its own]" },
 	{ NULL, 0, NULL, NULL },
 };
 
@@ -189,21 +191,26 @@ int gpu_open_failed(struct cc_run *run, const char *name, int rc, const char *wh
 
 #ifndef HAVE_CUDA
 
-int gpu_open(struct cc_run *run, struct gpu_ctx *g, char *why, size_t len)
+int gpu_open(struct cc_run *run, const char *probe, struct gpu_ctx *g, char *why, size_t len)
 {
-	(void)run;
+	(void)run, (void)probe;
 	memset(g, 0, sizeof(*g));
 	g->dev = -1;
 	snprintf(why, len, "built without CUDA");
 	return 1;
 }
 
-int gpu_select(int local_rank, int *dev, char *why, size_t len)
+int gpu_select(const struct mpictx *mpi, int *dev, char *why, size_t len)
 {
-	(void)local_rank;
+	(void)mpi;
 	*dev = -1;
 	snprintf(why, len, "built without CUDA");
 	return 1;
+}
+
+int gpu_rank_device(const struct mpictx *mpi, int *dev, char *why, size_t len)
+{
+	return gpu_select(mpi, dev, why, len);
 }
 
 #else /* HAVE_CUDA */
@@ -235,29 +242,6 @@ static int use_device(int dev, char *why, size_t len)
 	return e == cudaSuccess ? 0 : gpu_cuda_fail(e, "cudaSetDevice", why, len);
 }
 
-int gpu_select(int local_rank, int *dev, char *why, size_t len)
-{
-	int list[GPU_MAX], nlist, ndev = 0;
-	cudaError_t e;
-
-	*dev = -1;
-	nlist = gpu_list_for_rank(list, why, len);
-	if (nlist < 0)
-		return -1;
-	e = cudaGetDeviceCount(&ndev);
-	if (e != cudaSuccess) {
-		gpu_cuda_fail(e, "cudaGetDeviceCount", why, len);
-		return 1;
-	}
-	*dev = gpu_pick(local_rank, ndev, list, nlist);
-	if (*dev < 0) {
-		snprintf(why, len, "local rank %d has no GPU of its own (%d visible%s)", local_rank,
-			 ndev, nlist ? ", --gpus given" : "");
-		return 1;
-	}
-	return use_device(*dev, why, len) ? 1 : 0;
-}
-
 void gpu_bus_of(int dev, char *out, size_t len)
 {
 	char raw[64] = "";
@@ -267,45 +251,167 @@ void gpu_bus_of(int dev, char *out, size_t len)
 	gpu_bus_norm(raw, out, len);
 }
 
-int gpu_open(struct cc_run *run, struct gpu_ctx *g, char *why, size_t len)
+/*
+ * This rank's device among the ndev it sees; collective over mpi->local.
+ * --gpus: list[local_rank]. Else, when the rank sees a device for every
+ * rank of its host: its local rank's. Else (per-rank CUDA_VISIBLE_DEVICES:
+ * Slurm's --gpus-per-task, --gpu-bind, one GPU per pod) its first device,
+ * once the bus ids gathered over the host prove that the ranks' GPUs are
+ * distinct; when they are not (ranks share one small view), the local
+ * ranks beyond ndev have none. *how names the rule taken.
+ */
+static int choose(const struct mpictx *mpi, int ndev, const int *list, int nlist,
+		  const char **how)
+{
+	char mine[GPU_BUS_LEN] = "", *all;
+	int visible = !nlist && ndev > 0 && ndev < mpi->local_size, dup = 0, any = 0, d;
+
+	MPI_Allreduce(&visible, &any, 1, MPI_INT, MPI_MAX, mpi->local);
+	if (!any) {
+		*how = nlist ? "--gpus" : "local rank";
+		return gpu_pick(mpi->local_rank, ndev, list, nlist);
+	}
+	all = calloc((size_t)mpi->local_size, GPU_BUS_LEN);
+	if (visible)
+		gpu_bus_of(0, mine, sizeof(mine));
+	MPI_Allgather(mine, GPU_BUS_LEN, MPI_CHAR, all ? all : mine, all ? GPU_BUS_LEN : 0,
+		      MPI_CHAR, mpi->local);
+	for (int r = 0; all && visible && r < mpi->local_size; r++)
+		dup |= r != mpi->local_rank && !strcmp(all + (size_t)r * GPU_BUS_LEN, mine);
+	d = visible && all && !dup ? 0 : gpu_pick(mpi->local_rank, ndev, list, nlist);
+	*how = visible && all && !dup ? "per-rank visibility" : nlist ? "--gpus" : "local rank";
+	free(all);
+	return d;
+}
+
+int gpu_rank_device(const struct mpictx *mpi, int *dev, char *why, size_t len)
+{
+	int list[GPU_MAX], nlist, ndev = 0;
+	const char *how;
+	cudaError_t e;
+
+	*dev = -1;
+	nlist = gpu_list_for_rank(list, why, len);
+	if (nlist < 0)
+		return -1;
+	e = cudaGetDeviceCount(&ndev);
+	if (e != cudaSuccess) {
+		gpu_cuda_fail(e, "cudaGetDeviceCount", why, len);
+		ndev = 0;
+	}
+	*dev = choose(mpi, ndev, list, nlist, &how);
+	if (e != cudaSuccess) {
+		*dev = -1;
+		return 1;
+	}
+	if (*dev < 0) {
+		snprintf(why, len, "local rank %d has no GPU of its own (%d visible%s)", mpi->local_rank,
+			 ndev, nlist ? ", --gpus given" : "");
+		return 1;
+	}
+	return 0;
+}
+
+int gpu_select(const struct mpictx *mpi, int *dev, char *why, size_t len)
+{
+	int rc = gpu_rank_device(mpi, dev, why, len);
+
+	if (rc)
+		return rc;
+	return use_device(*dev, why, len) ? 1 : 0;
+}
+
+void gpu_errors(struct cc_run *run, const char *probe, json_t *mine)
+{
+	json_t *all = run_gather_json(run->mpi->world, mine), *v, *e;
+	size_t i, k;
+
+	json_array_foreach(all, i, v) {
+		if (json_is_object(v)) {
+			json_t *one = json_array();
+
+			json_array_append(one, v);
+			json_array_set_new(all, i, one);
+			v = one;
+		}
+		json_array_foreach(v, k, e) {
+			gpu_name_record(e);
+			json_object_set_new(e, "kind", json_string("probe"));
+			json_object_set_new(e, "name", json_string(probe));
+			if (gpu_transport())
+				json_object_set_new(e, "transport", json_string(gpu_transport()));
+			log_error("probe '%s': %s", probe,
+				  json_string_value(json_object_get(e, "message")));
+			run->failures++;
+			run_record(run, "error", json_incref(e));
+		}
+	}
+	json_decref(all);
+}
+
+/*
+ * Ends this rank's armed local step and waits for the others under a
+ * second deadline, what: a rank hung in the step (a hung cuInit, Xid 79)
+ * never arms it, so rank 0's timeout record names it as not started.
+ */
+static void wait_all(const struct mpictx *mpi, const char *probe, const char *what)
+{
+	watchdog_disarm();
+	watchdog_arm(what, json_pack("{s:s, s:s}", "kind", "probe", "probe", probe));
+	MPI_Barrier(mpi->world);
+	watchdog_disarm();
+}
+
+int gpu_open(struct cc_run *run, const char *probe, struct gpu_ctx *g, char *why, size_t len)
 {
 	static int inventory_done;
 	struct mpictx *mpi = run->mpi;
-	int list[GPU_MAX], nlist, mine = 0, rc, has, any;
-	cudaError_t e;
+	int list[GPU_MAX], nlist, mine = 0, rc, usable, any, failed, nfailed;
+	char err[300] = "";
+	json_t *fail = NULL;
+	cudaError_t e = cudaSuccess;
 
 	memset(g, 0, sizeof(*g));
 	g->dev = -1;
 	g->link.numa_node = -1;
+	g->selection = "none";
 	why[0] = '\0';
 	nlist = gpu_list_for_rank(list, why, len);
-	if (nlist < 0) {
-		mine = -1;
-	} else if ((e = cudaGetDeviceCount(&g->ndev)) != cudaSuccess) {
+	if (run_agree(mpi->world, nlist < 0 ? -1 : 0, mpi->host, why, len))
+		return -1;
+	/* a wedged driver (hung cuInit, Xid 79) ends as a timeout naming the host */
+	watchdog_arm("gpu open", json_pack("{s:s, s:s}", "kind", "probe", "probe", probe));
+	if ((e = cudaGetDeviceCount(&g->ndev)) != cudaSuccess) {
 		g->ndev = 0;
-		gpu_cuda_fail(e, "cudaGetDeviceCount", why, len);
-		mine = 1;
-	} else if (g->ndev == 0) {
-		snprintf(why, len, "no CUDA device visible");
-		mine = 1;
-	} else {
-		g->dev = gpu_pick(mpi->local_rank, g->ndev, list, nlist);
-		if (g->dev >= 0 && use_device(g->dev, why, len))
-			mine = 1;
+		gpu_cuda_fail(e, "cudaGetDeviceCount", err, sizeof(err));
 	}
-	rc = run_agree(mpi->world, mine, mpi->host, why, len);
-	if (rc)
-		return rc;
-	has = g->dev >= 0;
-	MPI_Allreduce(&has, &any, 1, MPI_INT, MPI_MAX, mpi->world);
-	if (!any) {
-		snprintf(why, len, "no rank has a GPU of its own (%d ranks per host; --gpus %s)",
-			 mpi->local_size, p_gpus ? p_gpus : "not given");
+	wait_all(mpi, probe, "gpu open, all ranks");
+	g->dev = choose(mpi, g->ndev, list, nlist, &g->selection);
+	watchdog_arm("gpu context", json_pack("{s:s, s:s}", "kind", "probe", "probe", probe));
+	if (g->dev >= 0) {
+		gpu_bus_of(g->dev, g->bus_id, sizeof(g->bus_id));
+		if (use_device(g->dev, err, sizeof(err)))
+			g->open_failed = 1;
+	}
+	wait_all(mpi, probe, "gpu context, all ranks");
+	usable = g->dev >= 0 && !g->open_failed;
+	failed = g->open_failed;
+	MPI_Allreduce(&usable, &any, 1, MPI_INT, MPI_MAX, mpi->world);
+	MPI_Allreduce(&failed, &nfailed, 1, MPI_INT, MPI_SUM, mpi->world);
+	if (!any && !nfailed) {
+		/* nothing to measure anywhere: one skip with the lowest rank's reason */
+		if (e != cudaSuccess)
+			snprintf(why, len, "%s", err), mine = 1;
+		else if (g->ndev == 0)
+			snprintf(why, len, "no CUDA device visible"), mine = 1;
+		rc = run_agree(mpi->world, mine, mpi->host, why, len);
+		if (!rc)
+			snprintf(why, len, "no rank has a GPU of its own (%d ranks per host; --gpus %s)",
+				 mpi->local_size, p_gpus ? p_gpus : "not given");
 		return 1;
 	}
-	if (has) {
-		gpu_bus_of(g->dev, g->bus_id, sizeof(g->bus_id));
-		if (pci_read_link(NULL, g->bus_id, &g->link))
+	if (usable) {
+		if (gpu_read_link(g->bus_id, &g->link, &g->link_source))
 			g->link.numa_node = -1;
 	}
 	if (!inventory_done) {
@@ -315,6 +421,31 @@ int gpu_open(struct cc_run *run, struct gpu_ctx *g, char *why, size_t len)
 			gpu_write_inventory(run, parts);
 		json_decref(parts);
 		inventory_done = 1;
+	}
+	/* a GPU that cannot be opened is an error naming it; the others are measured */
+	if (g->open_failed || (e != cudaSuccess && any))
+		fail = json_pack("{s:s, s:i, s:s, s:s}", "host", mpi->host, "rank", mpi->rank,
+				 "bus_id", g->open_failed ? g->bus_id : "",
+				 "message", "");
+	if (fail) {
+		char msg[512];
+
+		if (g->open_failed)
+			snprintf(msg, sizeof(msg), "%s:%d: cannot open GPU %s: %s", mpi->host, mpi->rank,
+				 g->bus_id, err);
+		else
+			snprintf(msg, sizeof(msg), "%s:%d: cannot count the CUDA devices: %s", mpi->host,
+				 mpi->rank, err);
+		if (!g->open_failed)
+			json_object_del(fail, "bus_id");
+		json_object_set_new(fail, "message", json_string(msg));
+	}
+	gpu_errors(run, probe, fail);
+	if (g->open_failed)
+		g->dev = -1;  /* this rank idles; the run ends with exit 1 */
+	if (!any) {
+		snprintf(why, len, "no GPU could be opened (%d error record(s))", nfailed);
+		return -1;
 	}
 	return 0;
 }

@@ -81,6 +81,11 @@ static int hbm_measure(struct cc_run *run, const struct gpu_ctx *g, struct hbm *
 			"iters", o->iters, "reps", o->reps, "warmup", o->warmup,
 			"counts_read_and_write", 1);
 	bw = gpu_bw_fields(rec, h->bw, o->reps);
+	/* nvbandwidth's device_local_copy counts the bytes once: the same samples, halved */
+	json_object_set_new(rec, "copy_GBps", json_real(bw / 2));
+	json_object_set_new(rec, "convention", json_string(
+		"bw_GBps counts read + write (2 x bytes, as the CUDA samples); copy_GBps counts "
+		"the bytes copied once (nvbandwidth device_local_copy)"));
 	if (h->rate > 0) {
 		json_object_set_new(rec, "rate_GBps", json_real(h->rate));
 		json_object_set_new(rec, "pct_of_rate", json_real(100.0 * bw / h->rate));
@@ -125,13 +130,15 @@ static int hbm_run(struct cc_run *run)
 	json_t *recs = json_array(), *all;
 	int rc, failed;
 
-	rc = gpu_open(run, &g, why, sizeof(why));
+	rc = gpu_open(run, "hbm", &g, why, sizeof(why));
 	if (rc) {
 		json_decref(recs);
 		return gpu_open_failed(run, "hbm", rc, why);
 	}
 	n = gpu_copy_sizes(run->opt, HBM_MIN, HBM_MAX, sizes, HBM_MAX_SIZES);
+	watchdog_arm("gpu setup", json_pack("{s:s, s:s}", "kind", "probe", "probe", "hbm"));
 	failed = hbm_setup(&h, g.dev, sizes[n - 1], run->opt->reps, why, sizeof(why)) != 0;
+	watchdog_disarm();
 	watchdog_arm("hbm copy", json_pack("{s:s, s:s}", "kind", "probe", "probe", "hbm"));
 	for (size_t i = 0; i < n && !failed && g.dev >= 0; i++)
 		failed = hbm_measure(run, &g, &h, sizes[i], recs, why, sizeof(why)) != 0;

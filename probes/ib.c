@@ -150,6 +150,7 @@ static int check_params(char *err, size_t len)
 
 #include "ib_gpu.h"
 #include "ib_verbs.h"
+#include "../gpu/gpu.h"
 #include "../core/stats.h"
 #include "../core/timer.h"
 #include "../core/watchdog.h"
@@ -178,6 +179,8 @@ struct host_rails {
 		int numa_node;
 		char bdf[32];
 		char sys_path[256]; /* /sys/devices/... of the PCI device, for GPU affinity */
+		int ethernet;    /* link layer Ethernet (RoCE), else InfiniBand */
+		int active;
 	} rail[IB_MAX_RAILS];
 };
 
@@ -303,7 +306,8 @@ static json_t *gid_json(const struct ib_gid_choice *g)
 
 /* Adds a rail for port p of dev (position pos in --ib-devices, or -1 = in order). */
 static void add_rail(struct ibctx *c, const struct ib_dev_sysfs *ds, int port, int gid_index,
-		     double data_Gbps, int numa, const char *sys_path, int pos, int *order)
+		     double data_Gbps, int numa, const char *sys_path, int pos, int *order,
+		     const struct ib_port_query *a)
 {
 	struct host_rails *hr = &c->hr;
 
@@ -316,6 +320,8 @@ static void add_rail(struct ibctx *c, const struct ib_dev_sysfs *ds, int port, i
 	hr->rail[hr->n].numa_node = numa;
 	snprintf(hr->rail[hr->n].bdf, sizeof(hr->rail[0].bdf), "%s", ds->bdf);
 	snprintf(hr->rail[hr->n].sys_path, sizeof(hr->rail[0].sys_path), "%s", sys_path);
+	hr->rail[hr->n].ethernet = a->ethernet;
+	hr->rail[hr->n].active = a->state == IBV_PORT_ACTIVE;
 	order[hr->n++] = pos;
 }
 
@@ -332,6 +338,48 @@ static void order_rails(struct host_rails *hr, int *order)
 			hr->rail[j] = hr->rail[j - 1];
 			hr->rail[j - 1] = r;
 		}
+}
+
+/* Natural order of names: "mlx5_3" before "mlx5_10". */
+static int rail_key_cmp(const void *pa, const void *pb)
+{
+	const __typeof__(((struct host_rails *)0)->rail[0]) *a = pa, *b = pb;
+	int c;
+
+	/* PCI order first (a device without a PCI address after those with one) */
+	if (!a->bdf[0] != !b->bdf[0])
+		return a->bdf[0] ? -1 : 1;
+	if (a->bdf[0] && (c = strcmp(a->bdf, b->bdf)))
+		return c;
+	if ((c = strverscmp(a->dev, b->dev)))
+		return c;
+	return a->port - b->port;
+}
+
+/*
+ * The rails without --ib-devices: when any port is InfiniBand, the
+ * InfiniBand ports only (the Ethernet ports of an HGX node are storage and
+ * management networks); a RoCE-only host keeps its Ethernet ports. In PCI
+ * order, a down port kept in its place (it fails as a rail: rail r pairs
+ * the r-th NIC of every host, never a shifted one).
+ */
+static void default_rails(struct host_rails *hr)
+{
+	int ib = 0, any = 0, k = 0;
+
+	for (int i = 0; i < hr->n; i++) {
+		ib |= !hr->rail[i].ethernet;
+		any |= hr->rail[i].active;
+	}
+	if (!any) {
+		hr->n = 0;   /* nothing is up: "no active RDMA port" */
+		return;
+	}
+	for (int i = 0; i < hr->n; i++)
+		if (!ib || !hr->rail[i].ethernet)
+			hr->rail[k++] = hr->rail[i];
+	hr->n = k;
+	qsort(hr->rail, (size_t)hr->n, sizeof(hr->rail[0]), rail_key_cmp);
 }
 
 /* Writes each port's rail number into the inventory. */
@@ -382,6 +430,8 @@ static json_t *inventory_device(struct ibctx *c, const char *name, json_t *versi
 		      "fw_ver", ds.fw_ver[0] ? ds.fw_ver : fw, "node_guid", ds.node_guid,
 		      "board_id", ds.board_id, "hca_type", ds.hca_type,
 		      "pci", have_pci ? pci_link_json(&pl) : json_null());
+	/* ACS on the bridges above the NIC breaks or slows GPUDirect RDMA */
+	json_object_set_new(d, "pci_path", ds.bdf[0] ? pci_path_json(tp->root, ds.bdf) : json_null());
 	if (nports < 0) {
 		json_object_set_new(d, "error", json_string(err));
 		nports = ds.nports ? ds.ports[ds.nports - 1] : 0;
@@ -424,11 +474,13 @@ static json_t *inventory_device(struct ibctx *c, const char *name, json_t *versi
 		json_object_set_new(pj, "active_mtu", json_integer(ib_mtu_bytes(a.active_mtu)));
 		json_object_set_new(pj, "max_mtu", json_integer(ib_mtu_bytes(a.max_mtu)));
 		json_object_set_new(pj, "gid", gid_json(&g));
-		pos = p_devices[0] ? wanted(name, p) : (a.state == IBV_PORT_ACTIVE ? 0 : -1);
+		/* every port is a candidate rail, a down one too: rail r must pair the same
+		 * NIC position on every host (default_rails picks and orders them) */
+		pos = p_devices[0] ? wanted(name, p) : 0;
 		json_object_set_new(pj, "rail", json_null());   /* set once the rails are ordered */
 		if (pos >= 0)
 			add_rail(c, &ds, p, gid_index, data, have_pci ? pl.numa_node : -1, sys_path,
-				 pos, order);
+				 pos, order, &a);
 		json_array_append_new(ports, pj);
 		if (c->npc < 4 * IB_MAX_RAILS) {
 			struct port_counters *pc = &c->pc[c->npc++];
@@ -458,7 +510,10 @@ static json_t *discover(struct ibctx *c)
 	for (int i = 0; i < n; i++)
 		json_array_append_new(devs, inventory_device(c, names[i], versions, order));
 	free(names);
-	order_rails(&c->hr, order);
+	if (p_devices[0])
+		order_rails(&c->hr, order);
+	else
+		default_rails(&c->hr);
 	number_rails(&c->hr, devs);
 	if (n && !c->hr.n)
 		snprintf(c->hr.why, sizeof(c->hr.why), "%s", p_devices[0] ?
@@ -1112,14 +1167,89 @@ static void rail_cfg(struct ibctx *c, int rail, struct ib_rail_cfg *cfg)
 	cfg->tclass = p_tclass;
 	cfg->qp_timeout = p_qp_timeout;
 	cfg->retry = p_retry;
+	cfg->numa_node = c->hr.rail[rail].numa_node;
+}
+
+/*
+ * Where an open rail's host regions live (bound to the NIC's NUMA node, or
+ * not) and whether they were registered with relaxed ordering.
+ */
+static json_t *setup_record(struct ibctx *c, struct ib_rail *r, int rail)
+{
+	int nnuma = c->hr.rail[rail].numa_node;
+	json_t *rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "kind", "probe",
+				"name", "ib", "test", "setup", "scope", "nic", "element", "",
+				"host", c->mpi->host, "nic", "", "rail", rail, "memory", p_mem);
+
+	json_object_set_new(rec, "element", c->loopback ?
+			    json_sprintf("%s#%d/%s:%d", c->mpi->host, c->mpi->rank, r->cfg.dev,
+					 r->cfg.port) :
+			    json_sprintf("%s/%s:%d", c->mpi->host, r->cfg.dev, r->cfg.port));
+	json_object_set_new(rec, "nic", json_sprintf("%s:%d", r->cfg.dev, r->cfg.port));
+	json_object_set_new(rec, "transport", json_string(c->tp->name));
+	json_object_set_new(rec, "nic_numa_node", nnuma >= 0 ? json_integer(nnuma) : json_null());
+	json_object_set_new(rec, "host_numa_node", r->host_numa >= 0 ? json_integer(r->host_numa) :
+			    json_null());
+	json_object_set_new(rec, "numa_local", nnuma >= 0 ? json_boolean(r->host_numa == nnuma) :
+			    json_null());
+	json_object_set_new(rec, "relaxed_ordering", r->relaxed < 0 ? json_null() :
+			    json_boolean(r->relaxed));
+	return rec;
+}
+
+/*
+ * The PCI address and sysfs path (/sys/devices/...) of CUDA device gpu,
+ * under the transport's root (the test transport's fixture tree holds the
+ * GPUs beside the NICs). Returns 0, or -1 when sysfs does not know it.
+ */
+static int gpu_sys_path(struct ibctx *c, int gpu, char *bdf, size_t blen, char *path,
+			struct pci_link *l)
+{
+	char link[PATH_MAX];
+
+	path[0] = '\0';
+	if (ib_gpu_bdf(gpu, bdf, blen) || pci_read_link(c->tp->root, bdf, l))
+		return -1;
+	snprintf(link, sizeof(link), "%s/bus/pci/devices/%s", c->tp->root ? c->tp->root : "/sys",
+		 bdf);
+	if (!realpath(link, path))
+		path[0] = '\0';
+	return path[0] ? 0 : -1;
+}
+
+/*
+ * The host's rail whose NIC is nearest the GPU at gpath: one under the same
+ * PCIe switch before one under the same root complex before the others,
+ * then the lowest rail. -1 when no rail's path is known.
+ */
+static int nearest_rail(const struct ibctx *c, const char *gpath, const char **rel)
+{
+	static const char *const rank[] = { "same_switch", "same_root", "cross_root" };
+	int best = -1, best_k = 3;
+
+	for (int i = 0; i < c->hr.n; i++) {
+		const char *r;
+		int k = 0;
+
+		if (!c->hr.rail[i].sys_path[0])
+			continue;
+		r = ib_pci_relation(gpath, c->hr.rail[i].sys_path);
+		while (k < 3 && strcmp(r, rank[k]))
+			k++;
+		if (k < best_k) {
+			best = i;
+			best_k = k;
+			*rel = r;
+		}
+	}
+	return best;
 }
 
 /* GPUDirect registration and GPU-NIC affinity of an open rail. */
-static json_t *gdr_record(struct ibctx *c, struct ib_rail *r, int rail, int ngpu)
+static json_t *gdr_record(struct ibctx *c, struct ib_rail *r, int rail, int gpu)
 {
-	int gpu = c->mpi->local_rank % ngpu;
 	const char *path = NULL;
-	char why[400] = "", bdf[32] = "", link[300], gpath[PATH_MAX] = "";
+	char why[400] = "", bdf[32] = "", gpath[PATH_MAX] = "";
 	struct pci_link gl;
 	int gnuma = -1, nnuma = c->hr.rail[rail].numa_node;
 	json_t *rec;
@@ -1128,12 +1258,8 @@ static json_t *gdr_record(struct ibctx *c, struct ib_rail *r, int rail, int ngpu
 		path = r->reg_path;
 	else if (c->tp->gdr_check(r, gpu, &path, why, sizeof(why)))
 		path = NULL;
-	if (!ib_gpu_bdf(gpu, bdf, sizeof(bdf)) && !pci_read_link(NULL, bdf, &gl)) {
+	if (!gpu_sys_path(c, gpu, bdf, sizeof(bdf), gpath, &gl))
 		gnuma = gl.numa_node;
-		snprintf(link, sizeof(link), "/sys/bus/pci/devices/%s", bdf);
-		if (!realpath(link, gpath))
-			gpath[0] = '\0';
-	}
 	rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:s, s:s}",
 			"kind", "probe", "name", "ib", "test", "gdr", "scope", "nic",
 			"element", "", "host", c->mpi->host, "gdr_ok", path != NULL,
@@ -1157,12 +1283,82 @@ static json_t *gdr_record(struct ibctx *c, struct ib_rail *r, int rail, int ngpu
 	return rec;
 }
 
-/* Opens the rails this rank drives and checks GPUDirect on them; returns this rank's records. */
+/*
+ * The GPUDirect check of this rank: its own GPU with the host's NIC nearest
+ * it by PCI topology (nearest_rail), opened for the check when the rank does
+ * not drive it; the record says which NIC and why. With the GPU's PCI path
+ * unknown, the first rail the rank drives.
+ */
+static json_t *gdr_nearest(struct ibctx *c, int gpu)
+{
+	char bdf[32], gpath[PATH_MAX], err[MSG_LEN];
+	const char *rel = NULL, *choice = "nearest by PCI topology";
+	struct pci_link gl;
+	struct ib_rail tmp, *r = NULL;
+	struct ib_rail_cfg cfg;
+	int near = -1, opened = 0;
+	json_t *rec;
+
+	if (!gpu_sys_path(c, gpu, bdf, sizeof(bdf), gpath, &gl))
+		near = nearest_rail(c, gpath, &rel);
+	for (int t = 0; t < c->turns && !r; t++) {
+		int rail = ib_rail_of(&c->lay, c->v, c->vlocal, t);
+
+		if (c->rail_open[t] == 1 && (near < 0 || rail == near)) {
+			r = &c->rails[t];
+			near = rail;
+		}
+	}
+	if (near < 0)
+		return json_pack("{s:s}", "skip", "no rail open on this rank to check GPUDirect on");
+	if (!r) {
+		rail_cfg(c, near, &cfg);
+		cfg.gpu = gpu;
+		if (c->tp->open(&tmp, &cfg, err, sizeof(err))) {
+			rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:s, s:s}", "kind",
+					"probe", "name", "ib", "test", "gdr", "scope", "nic", "element",
+					"", "host", c->mpi->host, "gdr_ok", 0, "gpu", gpu, "reason", err,
+					"nic_choice", choice);
+			json_object_set_new(rec, "element", c->loopback ?
+					    json_sprintf("%s#%d/%s:%d", c->mpi->host, c->mpi->rank,
+							 c->hr.rail[near].dev, c->hr.rail[near].port) :
+					    json_sprintf("%s/%s:%d", c->mpi->host, c->hr.rail[near].dev,
+							 c->hr.rail[near].port));
+			json_object_set_new(rec, "transport", json_string(c->tp->name));
+			return rec;
+		}
+		r = &tmp;
+		opened = 1;
+	}
+	if (!rel)
+		choice = "the first rail this rank drives (the GPU's PCI path is unknown)";
+	rec = gdr_record(c, r, near, gpu);
+	json_object_set_new(rec, "rail", json_integer(near));
+	json_object_set_new(rec, "nic", json_sprintf("%s:%d", c->hr.rail[near].dev,
+						     c->hr.rail[near].port));
+	json_object_set_new(rec, "nic_choice", json_string(choice));
+	json_object_set_new(rec, "driven", json_boolean(!opened));
+	if (opened)
+		c->tp->close(&tmp);
+	return rec;
+}
+
+/*
+ * Opens the rails this rank drives and checks GPUDirect with the
+ * rank's own GPU (gpu_rank_device: --gpus, local rank or per-rank
+ * visibility, as the GPU probes and the nccl backend choose); returns this
+ * rank's records. Collective over the host (the GPU choice).
+ */
 static json_t *open_rails(struct ibctx *c)
 {
 	json_t *out = json_array();
-	char why[200];
-	int ngpu = ib_gpu_count(why, sizeof(why));
+	char why[200] = "", mine[200] = "";
+	int gpu = -1, ngpu = ib_gpu_count(why, sizeof(why));
+
+	if (gpu_rank_device(c->mpi, &gpu, mine, sizeof(mine)) && ngpu > 0) {
+		snprintf(why, sizeof(why), "%s", mine);
+		ngpu = 0;
+	}
 
 	for (int t = 0; t < c->turns; t++) {
 		int rail = ib_rail_of(&c->lay, c->v, c->vlocal, t);
@@ -1171,18 +1367,19 @@ static json_t *open_rails(struct ibctx *c)
 		if (rail < 0)
 			continue;
 		rail_cfg(c, rail, &cfg);
-		cfg.gpu = ngpu > 0 ? c->mpi->local_rank % ngpu : 0;
+		cfg.gpu = gpu >= 0 ? gpu : 0;
 		if (c->tp->open(&c->rails[t], &cfg, c->rail_err[t], MSG_LEN)) {
 			c->rail_open[t] = -1;
 			log_error("ib: %s", c->rail_err[t]);
 			continue;
 		}
 		c->rail_open[t] = 1;
-		if (ngpu > 0)
-			json_array_append_new(out, gdr_record(c, &c->rails[t], rail, ngpu));
-		else
-			json_array_append_new(out, json_pack("{s:s}", "skip", why));
+		json_array_append_new(out, setup_record(c, &c->rails[t], rail));
 	}
+	if (ngpu > 0)
+		json_array_append_new(out, gdr_nearest(c, gpu));
+	else if (c->turns > 0)
+		json_array_append_new(out, json_pack("{s:s}", "skip", why));
 	return out;
 }
 
@@ -1214,6 +1411,27 @@ static void write_gdr(struct ibctx *c, json_t *all)
 	}
 }
 
+/*
+ * port_xmit_data and port_rcv_data count 4-octet words (IBTA PortCounters;
+ * Linux sysfs passes them on): their deltas in bytes, and the unit named.
+ */
+static void data_bytes(json_t *rec)
+{
+	static const char *const names[] = { "port_xmit_data", "port_rcv_data" };
+	json_t *delta = json_object_get(rec, "counter_delta"), *bytes = json_object();
+
+	for (int i = 0; i < 2; i++) {
+		json_t *v = json_object_get(delta, names[i]);
+
+		json_object_set_new(bytes, names[i], json_is_integer(v) ?
+				    json_integer(4 * json_integer_value(v)) : json_null());
+	}
+	json_object_set_new(rec, "data_bytes_delta", bytes);
+	json_object_set_new(rec, "counter_units", json_pack("{s:s, s:s}", "port_xmit_data",
+							    "4-octet words", "port_rcv_data",
+							    "4-octet words"));
+}
+
 /* First rank of a host: the counter records of every port, after the run. */
 static json_t *counter_records(struct ibctx *c)
 {
@@ -1243,6 +1461,7 @@ static json_t *counter_records(struct ibctx *c)
 				    ib_counters_delta_json(&c->pc[i].hw, &now.hw));
 		json_object_set_new(rec, "counter_before", ib_counters_json(&c->pc[i].std));
 		json_object_set_new(rec, "counter_after", ib_counters_json(&now.std));
+		data_bytes(rec);
 		json_array_append_new(out, rec);
 	}
 	return out;

@@ -10,6 +10,8 @@
 #ifdef HAVE_VERBS
 
 #include "ib_verbs.h"
+#include "ib_gpu.h"
+#include "../core/numa.h"
 #include "../core/timer.h"
 
 #include <errno.h>
@@ -97,6 +99,8 @@ static int fake_open(struct ib_rail *r, const struct ib_rail_cfg *cfg, char *err
 
 	memset(r, 0, sizeof(*r));
 	r->cfg = *cfg;
+	r->host_numa = -1;
+	r->relaxed = -1;   /* no registration: not applicable */
 	r->dmabuf_fd = -1;
 	if (ib_sysfs_port(fake_root, cfg->dev, cfg->port, &p)) {
 		snprintf(err, len, "no RDMA device '%s' port %d", cfg->dev, cfg->port);
@@ -139,6 +143,8 @@ static int fake_open(struct ib_rail *r, const struct ib_rail_cfg *cfg, char *err
 		snprintf(err, len, "cannot map shared memory: %s", strerror(errno));
 		return -1;
 	}
+	/* as the verbs regions: on the NIC's NUMA node, before the pages are touched */
+	r->host_numa = numa_bind(r->shm, r->shm_len, cfg->numa_node);
 	r->buf = r->shm;
 	r->lat_buf = r->shm + r->buf_len;
 	r->reg_path = "host";
@@ -299,12 +305,18 @@ static int fake_pingpong(struct ib_rail *r, size_t bytes, int warmup, int iters,
 	return 0;
 }
 
+/* Allocates on the rank's GPU as the verbs check does, but registers nothing. */
 static int fake_gdr_check(struct ib_rail *r, int gpu, const char **path, char *why, size_t len)
 {
+	void *p = NULL;
+	size_t n = 0;
+
 	(void)r;
-	(void)gpu;
 	*path = NULL;
-	snprintf(why, len, "the fake transport has no GPU memory");
+	if (ib_gpu_alloc(gpu, (size_t)2 << 20, &p, &n, why, len))
+		return -1;
+	ib_gpu_free(p);
+	snprintf(why, len, "the fake transport registers no GPU memory");
 	return -1;
 }
 

@@ -96,12 +96,18 @@ int ib_gpu_alloc(int dev, size_t len, void **ptr, size_t *alloc_len, char *err, 
 {
 	size_t n = (len + GPU_PAGE - 1) / GPU_PAGE * GPU_PAGE;
 	cudaError_t e;
+	int was;
 
 	*ptr = NULL;
 	*alloc_len = 0;
+	/* on dev, and the caller's current device left as it was (the nccl backend's) */
+	if (cudaGetDevice(&was) != cudaSuccess)
+		was = -1;
 	e = cudaSetDevice(dev);
 	if (e == cudaSuccess)
 		e = cudaMalloc(ptr, n);
+	if (was >= 0 && was != dev)
+		cudaSetDevice(was);
 	if (e != cudaSuccess) {
 		snprintf(err, errlen, "cannot allocate %zu bytes on CUDA device %d: %s", n, dev,
 			 cudaGetErrorString(e));

@@ -9,6 +9,7 @@
 
 #include "ib_verbs.h"
 #include "ib_gpu.h"
+#include "../core/numa.h"
 #include "../core/timer.h"
 
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #define SPIN_CHECK 4096          /* busy-loop turns between looks at the clock */
+#define CQ_POLL_EVERY 16         /* ping-pong spins between polls of the completion queue */
 #define LAT_SIGNAL_EVERY 32      /* ping-pong: one signalled WRITE in this many */
 
 int ib_mtu_bytes(int mtu)
@@ -47,16 +49,36 @@ static struct ibv_context *open_by_name(const char *name, char *err, size_t len)
 	return ctx;
 }
 
-/* Host memory, page aligned and zeroed. */
-static void *host_alloc(size_t len)
+/* Host memory, page aligned and zeroed, on the NIC's NUMA node (r->host_numa says). */
+static void *host_alloc(struct ib_rail *r, size_t len)
 {
-	void *p = NULL;
-	long page = sysconf(_SC_PAGESIZE);
+	int bound;
+	void *p = numa_alloc(len, r->cfg.numa_node, &bound);
 
-	if (posix_memalign(&p, page > 0 ? (size_t)page : 4096, len))
-		return NULL;
-	memset(p, 0, len);
+	r->host_numa = bound;
 	return p;
+}
+
+/*
+ * Registers a region with relaxed ordering (perftest's default: the NIC may
+ * reorder its PCIe writes, which all 8 rails both ways need on Hopper
+ * hosts), or without when the device refuses; r->relaxed says which.
+ */
+static struct ibv_mr *reg_mr(struct ib_rail *r, void *p, size_t len, int access)
+{
+	struct ibv_mr *mr = NULL;
+
+#ifdef IBV_ACCESS_RELAXED_ORDERING
+	mr = ibv_reg_mr(r->pd, p, len, access | IBV_ACCESS_RELAXED_ORDERING);
+	if (mr)
+		r->relaxed = 1;
+#endif
+	if (!mr) {
+		mr = ibv_reg_mr(r->pd, p, len, access);
+		if (mr)
+			r->relaxed = 0;
+	}
+	return mr;
 }
 
 /*
@@ -97,13 +119,13 @@ static int alloc_regions(struct ib_rail *r, char *err, size_t len)
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
 
 	r->lat_len = 2 * r->cfg.lat_bytes;
-	r->lat_buf = host_alloc(r->lat_len);
+	r->lat_buf = host_alloc(r, r->lat_len);
 	if (!r->lat_buf) {
 		snprintf(err, len, "cannot allocate %zu bytes for latency on '%s'", r->lat_len,
 			 r->cfg.dev);
 		return -1;
 	}
-	r->lat_mr = ibv_reg_mr(r->pd, r->lat_buf, r->lat_len, access);
+	r->lat_mr = reg_mr(r, r->lat_buf, r->lat_len, access);
 	if (!r->lat_mr) {
 		snprintf(err, len, "cannot register %zu bytes on '%s': %s", r->lat_len, r->cfg.dev,
 			 strerror(errno));
@@ -122,13 +144,13 @@ static int alloc_regions(struct ib_rail *r, char *err, size_t len)
 		return register_gpu(r, access, err, len);
 	}
 	r->buf_len = 2 * r->cfg.bytes;
-	r->buf = host_alloc(r->buf_len);
+	r->buf = host_alloc(r, r->buf_len);
 	if (!r->buf) {
 		snprintf(err, len, "cannot allocate %zu bytes on the host for '%s'", r->buf_len,
 			 r->cfg.dev);
 		return -1;
 	}
-	r->mr = ibv_reg_mr(r->pd, r->buf, r->buf_len, access);
+	r->mr = reg_mr(r, r->buf, r->buf_len, access);
 	if (!r->mr) {
 		snprintf(err, len, "cannot register %zu bytes on '%s': %s", r->buf_len, r->cfg.dev,
 			 strerror(errno));
@@ -143,6 +165,8 @@ int ib_rail_open(struct ib_rail *r, const struct ib_rail_cfg *cfg, char *err, si
 	memset(r, 0, sizeof(*r));
 	r->cfg = *cfg;
 	r->dmabuf_fd = -1;
+	r->host_numa = -1;
+	r->relaxed = -1;
 	r->ctx = open_by_name(cfg->dev, err, len);
 	if (!r->ctx)
 		return -1;
@@ -197,12 +221,12 @@ void ib_rail_close(struct ib_rail *r)
 	if (r->buf && r->cfg.mem == IB_MEM_GPU)
 		ib_gpu_free(r->buf);
 	else
-		free(r->buf);
+		numa_free(r->buf, r->buf_len);
 	r->buf = NULL;
 	if (r->lat_mr)
 		ibv_dereg_mr(r->lat_mr);
 	r->lat_mr = NULL;
-	free(r->lat_buf);
+	numa_free(r->lat_buf, r->lat_len);
 	r->lat_buf = NULL;
 	if (r->cq)
 		ibv_destroy_cq(r->cq);
@@ -434,20 +458,34 @@ int ib_rail_write_burst(struct ib_rail *r, size_t bytes, int count, int depth,
 	return 0;
 }
 
-/* Spins until the last byte of the target half holds v. */
-static int wait_byte(struct ib_rail *r, size_t bytes, uint8_t v, const struct ib_wait *w,
-		     char *err, size_t len)
+/*
+ * Spins until the last byte of the target half holds v, reaping the
+ * completion queue as it spins: a WRITE of ours that failed (retry count
+ * exceeded on a bad cable) completes with an error at once, and waiting
+ * for the peer's byte would last until the deadline. A signalled success
+ * reaped here counts down *signalled.
+ */
+static int wait_byte(struct ib_rail *r, size_t bytes, uint8_t v, int *signalled,
+		     const struct ib_wait *w, char *err, size_t len)
 {
 	const uint8_t *flag = r->lat_buf + r->cfg.lat_bytes + bytes - 1;
 	unsigned long spins = 0;
 	int stop;
 
-	while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != v)
+	while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != v) {
+		if (spins % CQ_POLL_EVERY == 0) {
+			int got = reap(r, 1, err, len);
+
+			if (got < 0)
+				return -1;
+			*signalled -= *signalled > 0 ? got : 0;
+		}
 		if ((stop = past(w, &spins))) {
 			snprintf(err, len, "the peer's RDMA WRITE had not arrived on '%s' when %s",
 				 r->cfg.dev, why_stopped(stop));
 			return -1;
 		}
+	}
 	return 0;
 }
 
@@ -503,7 +541,7 @@ int ib_rail_pingpong(struct ib_rail *r, size_t bytes, int warmup, int iters, int
 			wr.send_flags |= IBV_SEND_SIGNALED;
 			signalled = 1;
 		}
-		if (!initiator && wait_byte(r, bytes, v, w, err, len))
+		if (!initiator && wait_byte(r, bytes, v, &signalled, w, err, len))
 			return -1;
 		r->lat_buf[bytes - 1] = v;
 		if (initiator)
@@ -515,7 +553,7 @@ int ib_rail_pingpong(struct ib_rail *r, size_t bytes, int warmup, int iters, int
 			return -1;
 		}
 		if (initiator) {
-			if (wait_byte(r, bytes, v, w, err, len))
+			if (wait_byte(r, bytes, v, &signalled, w, err, len))
 				return -1;
 			if (i >= warmup)
 				one_way_us[i - warmup] = (timer_now() - t0) * 1e6 / 2.0;

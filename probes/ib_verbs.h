@@ -29,6 +29,7 @@ struct ib_rail_cfg {
 	int depth;               /* WRITEs in flight */
 	enum ib_mem_kind mem;
 	int gpu;                 /* CUDA device for IB_MEM_GPU */
+	int numa_node;           /* the NIC's NUMA node, for host regions; -1 unknown */
 	int sl, tclass;          /* service level, traffic class (RoCE DSCP << 2) */
 	int qp_timeout, retry;   /* ack timeout exponent, retry count */
 };
@@ -45,6 +46,8 @@ struct ib_rail {
 	int dmabuf_fd;
 	uint8_t *lat_buf;        /* host memory, same split */
 	size_t lat_len;
+	int host_numa;           /* NUMA node the host regions are bound to; -1 not bound */
+	int relaxed;             /* registered with relaxed ordering: 1, 0 refused, -1 n/a */
 	struct ibv_port_attr pattr;
 	union ibv_gid gid;
 	struct ibv_qp *qp;       /* to the current peer; NULL between pairs */

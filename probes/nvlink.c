@@ -30,6 +30,8 @@ struct nvl {
 	char bus[GPU_MAX][GPU_BUS_LEN];
 	void *src[GPU_MAX], *dst[GPU_MAX];
 	cudaStream_t s[GPU_MAX];
+	int bad[GPU_MAX];                /* set up failed: an error record names it, no pairs */
+	json_t *errs;                    /* those error records */
 	int can[GPU_MAX][GPU_MAX];       /* cudaDeviceCanAccessPeer */
 	size_t sizes[NVL_MAX_SIZES];
 	size_t nsizes;
@@ -46,35 +48,50 @@ static void pick_devices(struct nvl *x, const struct gpu_ctx *g)
 		gpu_bus_of(x->dev[i], x->bus[i], GPU_BUS_LEN);
 }
 
-static int nvl_setup(struct nvl *x, size_t max)
+/* One GPU's buffers, stream and peer access; 0 or a CUDA error. */
+static cudaError_t setup_one(struct nvl *x, int i, size_t max)
 {
-	cudaError_t e = cudaSuccess;
+	cudaError_t e;
 
-	for (int i = 0; i < x->n && e == cudaSuccess; i++) {
-		if ((e = cudaSetDevice(x->dev[i])) != cudaSuccess ||
-		    (e = cudaMalloc(&x->src[i], max)) != cudaSuccess ||
-		    (e = cudaMalloc(&x->dst[i], max)) != cudaSuccess ||
-		    (e = cudaMemset(x->src[i], 0, max)) != cudaSuccess ||
-		    (e = cudaStreamCreateWithFlags(&x->s[i], cudaStreamNonBlocking)) != cudaSuccess ||
-		    (e = cudaDeviceSynchronize()) != cudaSuccess)  /* the memset, on the default stream */
-			break;
-		for (int j = 0; j < x->n && e == cudaSuccess; j++) {
-			x->can[i][j] = 0;
-			if (i == j)
-				continue;
-			e = cudaDeviceCanAccessPeer(&x->can[i][j], x->dev[i], x->dev[j]);
-			if (e == cudaSuccess && x->can[i][j]) {
-				e = cudaDeviceEnablePeerAccess(x->dev[j], 0);
-				if (e == cudaErrorPeerAccessAlreadyEnabled) {
-					cudaGetLastError();  /* clears it */
-					e = cudaSuccess;
-				}
+	if ((e = cudaSetDevice(x->dev[i])) != cudaSuccess ||
+	    (e = cudaMalloc(&x->src[i], max)) != cudaSuccess ||
+	    (e = cudaMalloc(&x->dst[i], max)) != cudaSuccess ||
+	    (e = cudaMemset(x->src[i], 0, max)) != cudaSuccess ||
+	    (e = cudaStreamCreateWithFlags(&x->s[i], cudaStreamNonBlocking)) != cudaSuccess ||
+	    (e = cudaDeviceSynchronize()) != cudaSuccess)  /* the memset, on the default stream */
+		return e;
+	for (int j = 0; j < x->n && e == cudaSuccess; j++) {
+		x->can[i][j] = 0;
+		if (i == j)
+			continue;
+		e = cudaDeviceCanAccessPeer(&x->can[i][j], x->dev[i], x->dev[j]);
+		if (e == cudaSuccess && x->can[i][j]) {
+			e = cudaDeviceEnablePeerAccess(x->dev[j], 0);
+			if (e == cudaErrorPeerAccessAlreadyEnabled) {
+				cudaGetLastError();  /* clears it */
+				e = cudaSuccess;
 			}
 		}
 	}
-	if (e != cudaSuccess)
-		return gpu_cuda_fail(e, "nvlink setup", x->why, sizeof(x->why));
-	return 0;
+	return e;
+}
+
+/* Every GPU driven; one that fails gets an error record and no pairs. */
+static void nvl_setup(struct nvl *x, size_t max)
+{
+	for (int i = 0; i < x->n; i++) {
+		cudaError_t e = setup_one(x, i, max);
+		char msg[400];
+
+		if (e == cudaSuccess)
+			continue;
+		x->bad[i] = 1;
+		snprintf(msg, sizeof(msg), "%s: cannot set up GPU %s for peer copies: CUDA: %s",
+			 x->run->mpi->host, x->bus[i], cudaGetErrorString(e));
+		cudaGetLastError();
+		json_array_append_new(x->errs, json_pack("{s:s, s:s, s:s}", "host", x->run->mpi->host,
+							 "bus_id", x->bus[i], "message", msg));
+	}
 }
 
 static void nvl_teardown(struct nvl *x)
@@ -90,6 +107,7 @@ static void nvl_teardown(struct nvl *x)
 	free(x->each);
 	free(x->v);
 	json_decref(x->recs);
+	json_decref(x->errs);
 }
 
 /* Copies from GPU i to GPU j of size bytes, on i's stream. */
@@ -164,14 +182,37 @@ static int measure_pair(struct nvl *x, int i, int j)
 	return 0;
 }
 
-static int drive_host(struct nvl *x)
+/* The k-th ordered pair (i, j), i != j, of n GPUs; 0, or -1 past the last. */
+static int nth_pair(int n, int k, int *i, int *j)
 {
-	if (nvl_setup(x, x->sizes[x->nsizes - 1]))
+	if (n < 2 || k >= n * (n - 1))
 		return -1;
-	for (int i = 0; i < x->n; i++)
-		for (int j = 0; j < x->n; j++)
-			if (i != j && measure_pair(x, i, j))
-				return -1;
+	*i = k / (n - 1);
+	*j = k % (n - 1);
+	if (*j >= *i)
+		(*j)++;
+	return 0;
+}
+
+/*
+ * Compute mode EXCLUSIVE_PROCESS or PROHIBITED on any GPU driven: one
+ * process cannot hold contexts on the host's GPUs, so the pairs cannot be
+ * driven. Returns 1 with why naming the GPU, else 0.
+ */
+static int exclusive_mode(struct nvl *x, char *why, size_t len)
+{
+	for (int i = 0; i < x->n; i++) {
+		int mode = cudaComputeModeDefault;
+
+		if (cudaDeviceGetAttribute(&mode, cudaDevAttrComputeMode, x->dev[i]) == cudaSuccess &&
+		    (mode == cudaComputeModeExclusiveProcess || mode == cudaComputeModeProhibited)) {
+			snprintf(why, len, "GPU %s on %s is in compute mode %s: one process cannot "
+				 "drive the host's GPUs (nvidia-smi -c DEFAULT allows it)", x->bus[i],
+				 x->run->mpi->host, mode == cudaComputeModeProhibited ? "PROHIBITED" :
+				 "EXCLUSIVE_PROCESS");
+			return 1;
+		}
+	}
 	return 0;
 }
 
@@ -238,39 +279,62 @@ static int nvlink_run(struct cc_run *run)
 	struct nvl x = { .run = run };
 	struct gpu_ctx g;
 	char why[400] = "";
-	int rc, failed = 0, pairs = 0, most = 0;
+	int rc, failed = 0, pairs = 0, pairs_any, most;
 	json_t *all;
 
-	rc = gpu_open(run, &g, why, sizeof(why));
+	rc = gpu_open(run, "nvlink", &g, why, sizeof(why));
 	if (rc) {
 		return gpu_open_failed(run, "nvlink", rc, why);
 	}
 	x.nsizes = gpu_copy_sizes(run->opt, NVL_SIZE, NVL_SIZE, x.sizes, NVL_MAX_SIZES);
 	if (mpi->local_rank == 0)
 		pick_devices(&x, &g);
-	pairs = x.n >= 2;
-	MPI_Allreduce(&pairs, &most, 1, MPI_INT, MPI_MAX, mpi->world);
-	if (!most) {
-		snprintf(why, sizeof(why), "needs 2 or more GPUs on a host; no host's local "
-			 "rank 0 sees more than 1 (--gpus %s)", gpu_list_option() ? gpu_list_option() :
-			 "not given");
+	pairs = x.n >= 2 && !exclusive_mode(&x, why, sizeof(why));
+	pairs_any = pairs;
+	if (x.n < 2)
+		snprintf(why, sizeof(why), "needs 2 or more GPUs on a host; no host's local rank 0 "
+			 "sees more than 1 (%s; --gpus %s)", !strcmp(g.selection, "per-rank visibility") ?
+			 "each rank sees one GPU: per-rank CUDA_VISIBLE_DEVICES; nvlink needs one "
+			 "process that sees all the host's GPUs" : "selection by local rank",
+			 gpu_list_option() ? gpu_list_option() : "not given");
+	/* the reason of the lowest host that cannot drive pairs; a skip when none can */
+	rc = run_agree(mpi->world, mpi->local_rank == 0 && !pairs, mpi->host, why, sizeof(why));
+	MPI_Allreduce(MPI_IN_PLACE, &pairs_any, 1, MPI_INT, MPI_MAX, mpi->world);
+	if (!pairs_any)
 		return gpu_open_failed(run, "nvlink", 1, why);
-	}
+	most = pairs ? x.n * (x.n - 1) : 0;
+	MPI_Allreduce(MPI_IN_PLACE, &most, 1, MPI_INT, MPI_MAX, mpi->world);
 	x.recs = json_array();
+	x.errs = json_array();
 	x.span = calloc((size_t)run->opt->reps, sizeof(double));
 	x.each = calloc((size_t)run->opt->reps * 2, sizeof(double));
 	x.v = calloc((size_t)run->opt->reps, sizeof(double));
-	watchdog_arm("nvlink pairs", json_pack("{s:s, s:s}", "kind", "probe", "probe", "nvlink"));
 	if (!x.span || !x.each || !x.v) {
 		snprintf(x.why, sizeof(x.why), "out of memory");
 		failed = 1;
-	} else if (pairs) {
-		failed = drive_host(&x) != 0;
-		if (g.dev >= 0)
-			cudaSetDevice(g.dev);
 	}
+	watchdog_arm("gpu setup", json_pack("{s:s, s:s}", "kind", "probe", "probe", "nvlink"));
+	if (pairs && !failed)
+		nvl_setup(&x, x.sizes[x.nsizes - 1]);
 	MPI_Barrier(mpi->world);
 	watchdog_disarm();
+	gpu_errors(run, "nvlink", x.errs);
+	x.errs = NULL;
+	/* one deadline per pair: staged copies (no P2P) are slow but each ends in time */
+	for (int k = 0; k < most; k++) {
+		char what[64];
+		int i, j;
+
+		snprintf(what, sizeof(what), "nvlink pair %d of %d", k + 1, most);
+		watchdog_arm(what, json_pack("{s:s, s:s, s:i}", "kind", "probe", "probe", "nvlink",
+					     "pair", k));
+		if (pairs && !failed && !nth_pair(x.n, k, &i, &j) && !x.bad[i] && !x.bad[j])
+			failed = measure_pair(&x, i, j) != 0;
+		MPI_Barrier(mpi->world);
+		watchdog_disarm();
+	}
+	if (pairs && g.dev >= 0)
+		cudaSetDevice(g.dev);
 	rc = run_phase_end(run, "nvlink", failed, x.why);
 	all = gpu_emit(run, x.recs);
 	x.recs = NULL;

@@ -491,7 +491,8 @@ static void note_inventory(struct eval *e, const json_t *rec)
 	const char *host = str(rec, "host"), *k;
 	json_t *v;
 
-	if (!host)
+	/* a test double's devices (fixture tree, CUDA test double) are no host's */
+	if (!host || streq(str(rec, "transport"), "fake"))
 		return;
 	/* what the GPU inventory found is checked against the profile (summary.c) */
 	if (streq(str(rec, "kind"), "gpu") && json_is_array(json_object_get(rec, "gpus"))) {
@@ -510,9 +511,6 @@ static void note_inventory(struct eval *e, const json_t *rec)
 		consistency_note(e->versions, &e->vseen, "gpu_count", n, host);
 	}
 	if (streq(str(rec, "kind"), "rdma")) {
-		/* a fixture tree's devices and firmware are no host's */
-		if (streq(str(rec, "transport"), "fake"))
-			return;
 		/* no device at all (no driver, no kernel support): the ib skip says so */
 		if (json_array_size(json_object_get(rec, "devices")))
 			note_nics(e, rec, host);

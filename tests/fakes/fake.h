@@ -69,6 +69,9 @@ struct fake_gpu *fake_current(void);
 /* Creates dev's context now: hangs or fails as configured. Returns 0 or a cudaError_t. */
 int fake_touch(struct fake_gpu *g);
 
+/* The physical GPU whose memory p is in, or -1 for host memory. */
+int fake_owner(const void *p);
+
 /*
  * Queues work on stream (a cudaStream_t; NULL = the legacy stream, run at
  * once): when the stream runs, fn(arg) is called (may be NULL) and the

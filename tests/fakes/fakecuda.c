@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* ccprobe looks this symbol up to mark its records as coming from a test double. */
@@ -31,12 +32,17 @@ static struct {
 	int p2p[FAKE_MAX_GPUS][FAKE_MAX_GPUS];
 	double h2d, d2h, d2d, peer, staged; /* GB/s */
 	int fail, hang, exclusive;       /* physical GPU, -1 none */
+	int sleep;                       /* copies also take their virtual time in real time */
+	int busy;                        /* cudaStreamQuery says "not ready" this many times first */
+	long spins;                      /* "not ready" answers with no sched_yield since the last */
 	char *file;                      /* the config file's text */
 } fk = { .fail = -1, .hang = -1 };
 
 #define FAKE_COPY_LAT_S 2e-6        /* every copy's fixed cost, so a 4-byte copy takes time */
 
 static __thread int cur;             /* current visible ordinal */
+static __thread int yielded;         /* this thread called sched_yield since its last poll */
+static __thread int again;           /* its last poll was answered "not ready" */
 
 const char *fake_cfg(const char *key)
 {
@@ -110,6 +116,10 @@ static void setup(void)
 	fk.fail = v ? atoi(v) : -1;
 	v = fake_cfg("CCDIAG_FAKECUDA_MODE");
 	fk.exclusive = v && !strcmp(v, "exclusive");
+	v = fake_cfg("CCDIAG_FAKECUDA_SLEEP");
+	fk.sleep = v && atoi(v) > 0;
+	v = fake_cfg("CCDIAG_FAKECUDA_BUSY");
+	fk.busy = v ? atoi(v) : 0;
 	fk.h2d = 55, fk.d2h = 55, fk.d2d = 1500, fk.peer = 350, fk.staged = 8;
 	if ((v = fake_cfg("CCDIAG_FAKECUDA_RATES")))
 		sscanf(v, "%lf:%lf:%lf:%lf:%lf", &fk.h2d, &fk.d2h, &fk.d2d, &fk.peer, &fk.staged);
@@ -220,6 +230,11 @@ static int owner(const void *p)
 	return -1;
 }
 
+int fake_owner(const void *p)
+{
+	return owner(p);
+}
+
 /* ------------------------------------------------------------------ streams */
 
 enum op_kind { OP_COPY, OP_HOSTFN, OP_EVENT, OP_WORK };
@@ -257,6 +272,8 @@ static void run_op(struct fstream *s, struct op *o)
 	case OP_COPY:
 		memmove(o->dst, o->src, o->bytes);
 		s->t += o->sec;
+		if (fk.sleep)
+			usleep((useconds_t)(o->sec * 1e6));
 		if (o->host_side)
 			o->host_side->pending--;
 		break;
@@ -537,8 +554,41 @@ cudaError_t cudaStreamSynchronize(cudaStream_t st)
 
 cudaError_t cudaStreamQuery(cudaStream_t st)
 {
+	static int asked;
+
+	/* CCDIAG_FAKECUDA_BUSY: a stream that is still running when first polled */
+	/* a "not ready" answer, then another poll with no sched_yield between: a spin */
+	if (again && !yielded)
+		fk.spins++;
+	yielded = 0;
+	again = 0;
+	if (st && ((struct fstream *)st)->head && asked < fk.busy) {
+		asked++;
+		again = 1;
+		return cudaErrorNotReady;
+	}
+	asked = 0;
 	/* the queued work "finishes" when someone looks */
 	return cudaStreamSynchronize(st);
+}
+
+/* Counts the yields of a polling loop (CCDIAG_FAKECUDA_BUSY), then yields. */
+int sched_yield(void)
+{
+	yielded = 1;
+	return (int)syscall(SYS_sched_yield);
+}
+
+/* CCDIAG_FAKECUDA_REPORT=FILE: each process appends what it saw, at exit. */
+__attribute__((destructor)) static void report(void)
+{
+	const char *path = getenv("CCDIAG_FAKECUDA_REPORT");
+	FILE *f = path ? fopen(path, "a") : NULL;
+
+	if (!f)
+		return;
+	fprintf(f, "pid %d polls_without_yield %ld\n", (int)getpid(), fk.spins);
+	fclose(f);
 }
 
 cudaError_t cudaDeviceSynchronize(void)

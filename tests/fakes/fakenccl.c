@@ -19,7 +19,22 @@
 struct ncclComm {
 	MPI_Comm comm;
 	int rank, size;
+	int phys;                /* the GPU current at init: the communicator's */
 };
+
+/* As NCCL, a buffer on another GPU than the communicator's is an error. */
+#define CHECK_DEV(c, p) do { if (fake_owner(p) != (c)->phys) return wrong_gpu(c, p); } while (0)
+
+static ncclResult_t fail(const char *msg);
+
+static ncclResult_t wrong_gpu(ncclComm_t c, const void *p)
+{
+	char msg[200];
+
+	snprintf(msg, sizeof(msg), "buffer %p is on GPU %d, the communicator on GPU %d", p,
+		 fake_owner(p), c->phys);
+	return fail(msg);
+}
 
 static int in_group;
 static MPI_Request reqs[1024];
@@ -63,6 +78,12 @@ static void settle(cudaStream_t s)
 	cudaStreamSynchronize(s);
 }
 
+/* The kernel's tail: the stream stays busy until polled (CCDIAG_FAKECUDA_BUSY). */
+static ncclResult_t done(cudaStream_t s)
+{
+	return fake_stream_work(s, 1e-6, NULL, NULL) ? ncclSystemError : ncclSuccess;
+}
+
 ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
 {
 	memset(id, 0, sizeof(*id));
@@ -90,6 +111,7 @@ ncclResult_t ncclCommInitRankConfig(ncclComm_t *comm, int n, ncclUniqueId id, in
 	MPI_Comm_dup(MPI_COMM_WORLD, &c->comm);
 	c->rank = rank;
 	c->size = n;
+	c->phys = fake_current()->phys;
 	*comm = c;
 	return ncclSuccess;
 }
@@ -138,9 +160,11 @@ const char *ncclGetLastError(ncclComm_t comm)
 ncclResult_t ncclAllReduce(const void *s, void *r, size_t n, ncclDataType_t t, ncclRedOp_t op,
 			   ncclComm_t c, cudaStream_t st)
 {
+	CHECK_DEV(c, s);
+	CHECK_DEV(c, r);
 	settle(st);
 	MPI_Allreduce(s == r ? MPI_IN_PLACE : s, r, (int)n, mpi_type(t), mpi_op(op), c->comm);
-	return ncclSuccess;
+	return done(st);
 }
 
 ncclResult_t ncclAllGather(const void *s, void *r, size_t n, ncclDataType_t t, ncclComm_t c,
@@ -150,11 +174,15 @@ ncclResult_t ncclAllGather(const void *s, void *r, size_t n, ncclDataType_t t, n
 
 	if (!tmp)
 		return ncclSystemError;
+	if (fake_owner(s) != c->phys || fake_owner(r) != c->phys) {
+		free(tmp);
+		return wrong_gpu(c, fake_owner(s) != c->phys ? s : r);
+	}
 	settle(st);
 	memcpy(tmp, s, n * type_size(t));
 	MPI_Allgather(tmp, (int)n, mpi_type(t), r, (int)n, mpi_type(t), c->comm);
 	free(tmp);
-	return ncclSuccess;
+	return done(st);
 }
 
 ncclResult_t ncclReduceScatter(const void *s, void *r, size_t n, ncclDataType_t t,
@@ -169,7 +197,7 @@ ncclResult_t ncclReduceScatter(const void *s, void *r, size_t n, ncclDataType_t 
 	memcpy(tmp, s, all);
 	MPI_Reduce_scatter_block(tmp, r, (int)n, mpi_type(t), mpi_op(op), c->comm);
 	free(tmp);
-	return ncclSuccess;
+	return done(st);
 }
 
 ncclResult_t ncclBroadcast(const void *s, void *r, size_t n, ncclDataType_t t, int root,
@@ -179,7 +207,7 @@ ncclResult_t ncclBroadcast(const void *s, void *r, size_t n, ncclDataType_t t, i
 	if (c->rank == root && s != r)
 		memcpy(r, s, n * type_size(t));
 	MPI_Bcast(r, (int)n, mpi_type(t), root, c->comm);
-	return ncclSuccess;
+	return done(st);
 }
 
 ncclResult_t ncclGroupStart(void)

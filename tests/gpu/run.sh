@@ -6,6 +6,9 @@
 #
 #   tests/gpu/run.sh                 # all GPUs of this host
 #   NGPU=2 OUT=/tmp/gpu tests/gpu/run.sh
+#   CCDIAG_FAKECUDA_GPUS=2 NGPU=2 SIZES="-b 1M -e 4M" NCCL_MAX=1M GEMM_SHAPES=256 GEMM_SECONDS=1 tests/gpu/run.sh
+#                                    # a dry run of this script under the CUDA test double
+#                                    # (tests/fakes/fake.h): its figures are not measurements
 #
 # Exit status: 0 when every step ran and ended "complete" with no failure,
 # 1 when a step failed, 2 when there is no GPU here.
@@ -22,7 +25,7 @@ if [ -z "${NGPU:-}" ]; then
 	fi
 fi
 OUT=${OUT:-results/gpu}
-if [ "$NGPU" -lt 1 ]; then
+if [ "$NGPU" -lt 1 ] && [ -z "${CCDIAG_FAKECUDA_GPUS:-}" ]; then
 	echo "tests/gpu/run.sh: no NVIDIA GPU here (/dev/nvidia0 missing); nothing to measure" >&2
 	exit 2
 fi
@@ -39,6 +42,12 @@ make -j"$(nproc)" USE_CUDA=yes build/ccprobe build/ccreport 2>&1 | tail -3
 [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "build failed"; exit 1; }
 P=build/ccprobe
 MPI=(mpirun --oversubscribe --bind-to none -np "$NGPU")
+if [ -n "${CCDIAG_FAKECUDA_GPUS:-}" ]; then
+	make build/tests/libfakecuda.so >/dev/null || exit 1
+	echo "== dry run under the CUDA test double: the figures below are NOT measurements"
+	MPI+=(-x LD_PRELOAD="$PWD/build/tests/libfakecuda.so" -x LD_LIBRARY_PATH="$PWD/build/tests/fakecuda"
+	      -x CCDIAG_FAKECUDA_GPUS)
+fi
 fail=0
 
 step() {  # step NAME TIMEOUT ARGS...: one ccprobe run into $OUT/NAME.jsonl
@@ -58,13 +67,13 @@ step() {  # step NAME TIMEOUT ARGS...: one ccprobe run into $OUT/NAME.jsonl
 }
 
 # probes: 20 copies per sample, 5 samples, 5 warm-up copies; default sizes
-step probes 180 -n 20 -w 5 -r 5 pcie nvlink hbm
+step probes 180 -n 20 -w 5 -r 5 ${SIZES:-} pcie nvlink hbm
 # NCCL all_reduce, float sum, 8 B .. 1 GiB
-step nccl 150 -B nccl -b 8 -e 1G -f 2 -n 20 -w 5 -r 5 all_reduce
+step nccl 150 -B nccl -b 8 -e "${NCCL_MAX:-1G}" -f 2 -n 20 -w 5 -r 5 all_reduce
 # matmul: bf16 and fp8 (skipped by the probe below compute capability 8.9), two shapes,
 # 20 timed products each, 10 s sustained on 8192^3; gpuhealth before and after
-step compute 180 --gemm-dtypes bf16,fp8 --gemm-shapes 8192,4096 --gemm-iters 20 --gemm-warmup 5 \
-	--gemm-seconds 10 gpuhealth gemm
+step compute 180 --gemm-dtypes bf16,fp8 --gemm-shapes "${GEMM_SHAPES:-8192,4096}" --gemm-iters 20 --gemm-warmup 5 \
+	--gemm-seconds "${GEMM_SECONDS:-10}" gpuhealth gemm
 
 # a hung rank under NCCL: the watchdog must name it and end the job (exit 4)
 if [ "$NGPU" -ge 2 ]; then
@@ -85,7 +94,9 @@ echo
 echo "== figures ($NGPU GPU(s); GB/s = 1e9 bytes/s; median of repetitions)"
 jq -r -s '
 	(.[] | select(.type == "inventory") | .gpus[] |
-	 "inventory  \(.element): \(.name), \(.memory_bytes / 1e9 | floor) GB, bus \(.bus_id), NUMA \(.numa_node), PCIe gen \(.pcie.current.gen // "?") x\(.pcie.current.width // "?") (max gen \(.pcie.max.gen // "?") x\(.pcie.max.width // "?"), \(.pcie.current.GBps // 0 | . * 10 | round / 10) GB/s)"),
+	 "inventory  \(.element): \(.name), \(.memory_bytes / 1e9 | floor) GB, bus \(.bus_id), NUMA \(.numa_node), PCIe at rest gen \(.pcie.current.gen // "?") x\(.pcie.current.width // "?") (max gen \(.pcie.max.gen // "?") x\(.pcie.max.width // "?")), ACS redirect \(if .pcie_path.acs_redirect == null then "unknown" else .pcie_path.acs_redirect end), IOMMU \(.pcie_path.iommu_group_type // "none")"),
+	([.[] | select(.type == "measurement" and .name == "pcie" and .test == "h2d")] | unique_by(.element)[]
+	 | "pcie link  \(.element) under load: gen \(.link.gen // "?") x\(.link.width // "?") of gen \(.link.max_gen // "?") x\(.link.max_width // "?") (\(.link.state // "?"), \(.link.source // "?")), downtrained \(if .downtrained == null then "unknown" else .downtrained end)"),
 	(.[] | select(.type == "inventory") | "versions   \(.host): \(.versions | to_entries | map("\(.key) \(.value)") | join(", "))"),
 	([.[] | select(.type == "measurement" and .name == "pcie")] as $p
 	 | ($p | map(.bytes) | max) as $max
@@ -93,7 +104,7 @@ jq -r -s '
 	 | "pcie       \(.element) \(.test): \(.bw_GBps * 100 | round / 100) GB/s at \(.bytes) B" +
 	   (if .rate_GBps then " (\(.pct_of_rate | round)% of \(.rate_GBps * 10 | round / 10) GB/s)" else "" end)),
 	(.[] | select(.type == "measurement" and .name == "hbm")
-	 | "hbm        \(.element) copy: \(.bw_GBps | round) GB/s at \(.bytes) B (read + write)" +
+	 | "hbm        \(.element) copy: \(.bw_GBps | round) GB/s at \(.bytes) B (read + write; \(.copy_GBps // 0 | round) GB/s counted once)" +
 	   (if .rate_GBps then ", \(.pct_of_rate | round)% of \(.rate_GBps | round) GB/s" else "" end)),
 	([.[] | select(.type == "measurement" and .name == "nvlink")] as $n
 	 | (["p2p_uni", "p2p_bidir"][] as $t | [$n[] | select(.test == $t) | .bw_GBps] as $v

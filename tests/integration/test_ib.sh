@@ -90,11 +90,13 @@ if ! verbs_built; then
 	t_skip "test transport: build/ccprobe was built without verbs"
 else
 	out=$T_TMP/fake.jsonl
+	# --ib-devices: the fixture's InfiniBand and RoCE ports together (without it an
+	# InfiniBand host's rails are its InfiniBand ports: see the HGX cases below)
 	mpirun --oversubscribe -np 2 "${FAKE[@]}" "$P" -q -o "$out" "${SMALL[@]}" \
-		--ib-lat-sizes 2,4096 ib >/dev/null 2>"$T_TMP/err"
+		--ib-devices mlx5_0,mlx5_1,mlx5_3,rxe0 --ib-lat-sizes 2,4096 ib >/dev/null 2>"$T_TMP/err"
 	rc=$?
 	t_check "fake: exit 0 (rc $rc)" [ "$rc" -eq 0 ]
-	t_check "fake: inventory of the fixture: 5 devices, active ports as rails, down ports not" \
+	t_check "fake: inventory of the fixture: 5 devices, the ports named as rails, the others not" \
 		jq -e -s '[.[] | select(.type == "inventory")] | length == 1 and .[0].transport == "fake" and
 			(.[0].devices | map(.name)) == ["mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3", "rxe0"] and
 			.[0].rails == ["mlx5_0:1", "mlx5_1:1", "mlx5_3:1", "rxe0:1"] and
@@ -142,6 +144,12 @@ else
 			([$m[] | select(.test == "write_bw_uni" and .nic == "mlx5_1:1")][0].rate_GBps == 25) and
 			([$m[] | select(.test == "write_bw_uni" and .nic == "mlx5_3:1")][0].rate_GBps == 100) and
 			([$m[] | select(.test == "write_bw_bidir" and .nic == "mlx5_0:1")][0].rate_GBps == 100)' "$out"
+	t_check "D11 fake: port_xmit_data/port_rcv_data deltas in bytes (4-octet words x 4), unit named" \
+		jq -e -s '[.[] | select(.test == "counters")] as $c |
+			any($c[]; .counter_delta.port_xmit_data != null) and
+			all($c[]; .counter_units.port_xmit_data == "4-octet words" and
+				(.counter_delta.port_xmit_data == null or
+				 .data_bytes_delta.port_xmit_data == 4 * .counter_delta.port_xmit_data))' "$out"
 	t_check "fake: counters of every port, before, after and deltas" \
 		jq -e -s '[.[] | select(.test == "counters")] as $c | ($c | length) == 6 and
 			all($c[]; .scope == "nic") and
@@ -151,6 +159,34 @@ else
 	t_check "fake: GPUDirect without a GPU is one skip, no error, end complete" \
 		jq -e -s '([.[] | select(.type == "skip" and .test == "gdr")] | length) == 1 and
 			([.[] | select(.type == "error")] | length) == 0 and .[-1].status == "complete"' "$out"
+
+	# an HGX node (tests/fixtures/sysfs-hgx, tests/fixtures/mkhgx.sh): IB mlx5_0,3,4,5,6,9,10,11,
+	# Ethernet mlx5_1,7 up, mlx5_5 down (issue 11, D2)
+	out=$T_TMP/hgx.jsonl
+	mpirun --oversubscribe -np 2 -x CCPROBE_IB_FAKE="$T_ROOT/tests/fixtures/sysfs-hgx" "$P" -q \
+		-o "$out" "${SMALL[@]}" --ib-lat-iters 100 ib >/dev/null 2>&1
+	rc=$?
+	t_check "D2 HGX rails: the 8 InfiniBand ports in PCI order (mlx5_3 before mlx5_10), no Ethernet port" \
+		jq -e -s '[.[] | select(.type == "inventory")][0] |
+			.rails == ["mlx5_0:1", "mlx5_3:1", "mlx5_4:1", "mlx5_5:1", "mlx5_6:1", "mlx5_9:1",
+				   "mlx5_10:1", "mlx5_11:1"] and
+			([.devices[] | select(.name == "mlx5_1" or .name == "mlx5_7") | .ports[0].rail] ==
+				[null, null])' "$out"
+	t_check "D2 HGX rails: the down mlx5_5 stays rail 3 and fails (exit 1, rc $rc); mlx5_6 is still rail 4" \
+		jq -e -s --argjson rc $rc '$rc == 1 and
+			([.[] | select(.type == "error")] | length == 1 and .[0].test == "connect" and
+				(.[0].message | test("port 1 of .mlx5_5. is not active"))) and
+			([.[] | select(.test == "write_bw_uni") | "\(.nic) \(.rail)"] | unique) ==
+				["mlx5_0:1 0", "mlx5_10:1 6", "mlx5_11:1 7", "mlx5_3:1 1", "mlx5_4:1 2",
+				 "mlx5_6:1 4", "mlx5_9:1 5"]' "$out"
+
+	t_check "D10 HGX rails: each rail's host regions bound to its NIC's NUMA node where this machine has it" \
+		jq -e -s '[.[] | select(.test == "setup")] as $s | ($s | length) == 14 and
+			all($s[]; .nic_numa_node != null and
+				(.host_numa_node == .nic_numa_node or .host_numa_node == null) and
+				.numa_local == (.host_numa_node == .nic_numa_node) and
+				.relaxed_ordering == null and .transport == "fake") and
+			([$s[] | select(.nic == "mlx5_0:1")] | all(.host_numa_node == 0))' "$out"
 
 	# a down port asked for by name fails its pairs; the other rail of 3 ranks (byes) goes on
 	out=$T_TMP/down.jsonl

@@ -52,7 +52,12 @@ print_tables() {  # print_tables FILE: the figures of a results file
 		(echo -e "write_lat\tbytes\tmin_us\tmedian_us\tp99_us\tp99.9_us\tn"; cat) | table
 	echo
 	jq -r 'select(.type == "measurement" and .name == "ib" and .test == "gdr") |
-		"gdr \(.element): \(.gdr_path // ("none: " + .reason)); GPU \(.gpu) \(.gpu_bdf) NUMA \(.gpu_numa_node), NIC NUMA \(.nic_numa_node), \(.pci_relation // "relation unknown")"' "$OUT"
+		"gdr \(.element): \(.gdr_path // ("none: " + .reason)); GPU \(.gpu) \(.gpu_bdf) NUMA \(.gpu_numa_node), NIC NUMA \(.nic_numa_node), \(.pci_relation // "relation unknown") (\(.nic_choice // "-"))"' "$OUT"
+	jq -r 'select(.type == "measurement" and .name == "ib" and .test == "setup") |
+		"setup \(.element): host regions on NUMA \(.host_numa_node // "unbound") (NIC \(.nic_numa_node // "?")), relaxed ordering \(if .relaxed_ordering == null then "n/a" else .relaxed_ordering end)"' "$OUT"
+	jq -r 'select(.type == "inventory" and .kind == "rdma") | .host as $h | .devices[] |
+		select(.pci_path != null) |
+		"pci path \($h)/\(.name): ACS redirect \(if .pci_path.acs_redirect == null then "unknown" else .pci_path.acs_redirect end), IOMMU \(.pci_path.iommu_group_type // "none")"' "$OUT"
 	jq -r 'select(.type == "measurement" and .test == "counters") | .element as $e |
 		(.counter_delta | to_entries[] | select((.value // 0) > 0 and (.key | test("data|packets") | not)) |
 		"counter \($e) \(.key) +\(.value)")' "$OUT"

@@ -6,6 +6,12 @@
 
 #include "../../core/pci.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #define ROOT "tests/fixtures/sysfs"
 
 static void test_rate_arithmetic(void **state)
@@ -107,10 +113,87 @@ static void test_sysfs_unknown_and_missing(void **state)
 	assert_int_equal(l.cur_gen, 0);
 }
 
+/* Writes a config space of len bytes to dir/config, with an ACS capability when ctl >= 0. */
+static void write_config(const char *dir, size_t len, int ctl)
+{
+	unsigned char cfg[4096] = { 0 };
+	char path[512];
+	FILE *f;
+
+	if (ctl >= 0) {
+		/* a first extended capability (AER, id 1) pointing at ACS at 0x148 */
+		cfg[0x100] = 0x01, cfg[0x102] = 0x81, cfg[0x103] = 0x14;
+		cfg[0x148] = 0x0d, cfg[0x14a] = 0x01;
+		cfg[0x14c] = 0x5f;
+		cfg[0x14e] = (unsigned char)(ctl & 0xff), cfg[0x14f] = (unsigned char)(ctl >> 8);
+	}
+	snprintf(path, sizeof(path), "%s/config", dir);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(cfg, 1, len, f), len);
+	fclose(f);
+}
+
+/*
+ * ACS and IOMMU on a GPU's path (issue 11): a switch port redirecting P2P
+ * (ReqRedir+ CmpltRedir+) is found, a bridge without ACS is not blamed, a
+ * config space cut at 256 bytes (not root) is unknown, the IOMMU group's
+ * type is read.
+ */
+static void test_pci_path_acs(void **state)
+{
+	char root[] = "/tmp/ccdiag-pcipath.XXXXXX", d[512], cmd[700];
+	const char *bridge = "devices/pci0000:15/0000:15:01.0", *sw = "0000:16:00.0";
+	json_t *j, *b;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(d, sizeof(d), "%s/%s/%s/0000:17:00.0", root, bridge, sw);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s %s/bus/pci/devices %s/kernel/iommu_groups/7", d, root,
+		 root);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "cd %s/bus/pci/devices && ln -s ../../../%s 0000:15:01.0 && "
+		 "ln -s ../../../%s/%s 0000:16:00.0 && ln -s ../../../%s/%s/0000:17:00.0 0000:17:00.0 && "
+		 "echo DMA-FQ > ../../../kernel/iommu_groups/7/type && "
+		 "ln -s ../../../kernel/iommu_groups/7 ../../../%s/%s/0000:17:00.0/iommu_group",
+		 root, bridge, bridge, sw, bridge, sw, bridge, sw);
+	assert_int_equal(system(cmd), 0);
+	snprintf(d, sizeof(d), "%s/%s", root, bridge);
+	write_config(d, 4096, -1);                       /* root port: no ACS capability */
+	snprintf(d, sizeof(d), "%s/%s/%s", root, bridge, sw);
+	write_config(d, 4096, 0x001d);                   /* SV RR CR UF */
+	j = pci_path_json(root, "0000:17:00.0");
+	assert_non_null(j);
+	b = json_object_get(j, "bridges");
+	assert_int_equal(json_array_size(b), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(b, 0), "acs_ctl")), "none");
+	assert_true(json_is_false(json_object_get(json_array_get(b, 0), "p2p_redirect")));
+	assert_string_equal(json_string_value(json_object_get(json_array_get(b, 1), "acs_ctl")), "0x001d");
+	assert_true(json_is_true(json_object_get(j, "acs_redirect")));
+	assert_string_equal(json_string_value(json_object_get(j, "iommu_group_type")), "DMA-FQ");
+	assert_true(json_is_true(json_object_get(j, "iommu_translation")));
+	json_decref(j);
+	/* ACS off on the switch: no redirect */
+	write_config(d, 4096, 0x0000);
+	j = pci_path_json(root, "0000:17:00.0");
+	assert_true(json_is_false(json_object_get(j, "acs_redirect")));
+	json_decref(j);
+	/* not root: 256 bytes of config, unknown and said so */
+	write_config(d, 256, -1);
+	j = pci_path_json(root, "0000:17:00.0");
+	assert_true(json_is_null(json_object_get(j, "acs_redirect")));
+	assert_non_null(json_object_get(j, "acs_note"));
+	json_decref(j);
+	assert_true(json_is_null(pci_path_json(root, "0000:99:00.0")));
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rate_arithmetic),
+		cmocka_unit_test(test_pci_path_acs),
 		cmocka_unit_test(test_gen_of_gts),
 		cmocka_unit_test(test_sysfs_generations),
 		cmocka_unit_test(test_sysfs_downtrained),
