@@ -883,7 +883,7 @@ static int gemm_run(struct cc_run *run)
 
 	nd = gemm_parse_dtypes(p_dtypes, order, why, sizeof(why));
 	nsh = gemm_parse_shapes(p_shapes, sh, GEMM_MAX_SHAPES, why, sizeof(why));
-	rc = gpu_open(run, &q.g, why, sizeof(why));
+	rc = gpu_open(run, "gemm", &q.g, why, sizeof(why));
 	if (rc)
 		return gpu_open_failed(run, "gemm", rc, why);
 	q.recs = json_array();

@@ -305,7 +305,7 @@ static int health_run(struct cc_run *run)
 	int rc;
 
 	xid_parse_since(p_since, &since, why, sizeof(why));
-	rc = gpu_open(run, &g, why, sizeof(why));
+	rc = gpu_open(run, "gpuhealth", &g, why, sizeof(why));
 	if (rc) {
 		json_decref(recs);
 		st.calls++;

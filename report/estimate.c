@@ -5,8 +5,10 @@
  *   sync    = k x bytes_per_param x params / busbw(payload), k = 2 or 3
  *   compute = 6 x params x tokens_per_step / (GPUs x peak x MFU)
  *   days    = total_tokens / tokens_per_step x step / 86400; cost = GPUs x hours x price
- * refined here by the (n-1)/n of the busbw definition and by model
- * parallelism (each rank syncs its shard of the gradients).
+ * refined here by the (n-1)/n of the busbw definition and by the traffic a
+ * tp x pp x dp layout sends: the data-parallel rings sharing each node's NICs,
+ * buckets priced at the bytes they carry, the ring latency at dp ranks, the
+ * tensor-parallel all_reduces and the pipeline sends.
  */
 #include "estimate.h"
 

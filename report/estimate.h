@@ -6,7 +6,7 @@
 
 /*
  * The training-time and cost model of ccreport: what the measured collective
- * bandwidth means for one data-parallel training run. A model, never a
+ * bandwidth means for one training run of a tp x pp x dp layout. A model, never a
  * measurement: every input is listed in its output. Formulas, sources and
  * assumptions in docs/estimate.md. Pure: no I/O.
  */

@@ -1034,7 +1034,7 @@ static void node_best(struct crit_state *s, struct pt *vals)
 	}
 }
 
-/* "NAME, NAME, NAME (and N more)" of the elements i where pick(el) holds; malloc'd */
+/* "NAME, NAME, NAME (and N more)" of the elements whose count(el) is not 0, their number in *n; malloc'd */
 #define NAMES_LISTED 3
 static char *elem_names(const struct crit_state *s, long (*count)(const struct elem *), int *n)
 {
