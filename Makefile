@@ -14,6 +14,25 @@ USE_CUBLASLT ?= auto
 USE_VERBS ?= auto
 B         = build
 
+# --- a fresh machine: the packages the build needs (scripts/deps.sh), checked
+# once per make (not in sub-makes, not for clean/deps). As root they are
+# installed; otherwise make stops with one line naming them.
+ifeq ($(MAKELEVEL),0)
+ifneq ($(filter-out clean deps,$(or $(MAKECMDGOALS),all)),)
+BUILD_MISSING := $(strip $(shell scripts/deps.sh --missing-build))
+ifneq ($(BUILD_MISSING),)
+ifeq ($(shell id -u),0)
+$(info make: installing the packages the build needs: $(BUILD_MISSING) (scripts/deps.sh))
+ifneq ($(shell scripts/deps.sh >&2 && echo ok),ok)
+$(error scripts/deps.sh could not install $(BUILD_MISSING))
+endif
+else
+$(error missing packages: $(BUILD_MISSING); run scripts/deps.sh as root (apt-get install -y $(BUILD_MISSING)))
+endif
+endif
+endif
+endif
+
 # --- optional features: auto compiles them in when found; yes insists ---
 have_cuda  := $(if $(wildcard $(CUDA_HOME)/include/cuda_runtime.h),yes,no)
 have_nccl  := $(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h),yes,no)
@@ -83,7 +102,7 @@ FUZZ_SECONDS ?= 60
 FAKE_SRC := $(wildcard tests/fakes/fake*.c)
 FAKE_LIB := $(if $(filter yes,$(have_cuda)),$(B)/tests/libfakecuda.so)
 
-.PHONY: all check demo install clean deps features bench fuzz asan bench-report
+.PHONY: all check check-loaded demo install clean deps features bench bench-net fuzz asan bench-report
 all: features $(B)/ccprobe $(B)/ccreport
 
 features:
@@ -188,12 +207,21 @@ check: deps
 	@$(MAKE) --no-print-directory all $(TEST_BIN) $(FUZZ_BIN) $(B)/tests/gen_results $(FAKE_LIB)
 	@tests/run.sh
 
+# the netpair and report suites beside a busy loop per core (tests/run.sh, CCDIAG_TEST_HOG)
+check-loaded: deps
+	@$(MAKE) --no-print-directory all $(TEST_BIN) $(FUZZ_BIN) $(B)/tests/gen_results
+	@CCDIAG_TEST_HOG=1 TESTS="netpair report" tests/run.sh
+
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
 
 bench: all
 	@scripts/bench_allreduce.sh
+
+# the emulated links as a fraction of their shaped rate (root): what the tests no longer assert
+bench-net: all
+	@scripts/bench_links.sh
 
 bench-report: $(B)/ccreport $(B)/tests/gen_results
 	@scripts/bench_report.sh

@@ -341,9 +341,11 @@ int main(int argc, char **argv)
 	if (mpi.rank == 0) {
 		if (run.failures && rc == CC_EXIT_OK)
 			rc = CC_EXIT_FAIL;
-		results_end(run.res, "complete", run_elapsed(&run),
-			    json_pack("{s:i, s:i}", "failures", run.failures, "exit_code", rc));
-		results_close(run.res);
+		/* an end record that did not reach the disk leaves the run incomplete */
+		if (results_end(run.res, "complete", run_elapsed(&run),
+				json_pack("{s:i, s:i}", "failures", run.failures, "exit_code", rc)) |
+		    results_close(run.res))
+			rc = CC_EXIT_RUNTIME;
 		if (!o.quiet)
 			printf("# results: %s\n", o.out_path);
 	}

@@ -2,6 +2,7 @@
 #include "log.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,10 +10,12 @@
 #include <unistd.h>
 
 struct results {
-	FILE *f;
+	int fd;
+	char *path;
 	pthread_mutex_t lock;
+	off_t good;     /* bytes of complete records in the file */
 	int ended;      /* end record written */
-	int failed;     /* an I/O error was already logged */
+	int failed;     /* a write failed: logged, file cut back to good */
 };
 
 struct results *results_open(const char *path)
@@ -22,9 +25,11 @@ struct results *results_open(const char *path)
 
 	if (!r)
 		return NULL;
-	r->f = fopen(path, "w");
-	if (!r->f) {
-		err = errno;
+	r->path = strdup(path);
+	r->fd = r->path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+	if (r->fd < 0) {
+		err = r->path ? errno : ENOMEM;
+		free(r->path);
 		free(r);
 		errno = err;
 		return NULL;
@@ -46,19 +51,51 @@ char *results_encode(const char *type, json_t *rec)
 	return s;
 }
 
+/*
+ * Appends one line with write(2), so that what reached the file is known to
+ * the byte. A failed write (ENOSPC, EIO, a vanished mount) cuts the file back
+ * to its last complete record, so it never ends in half a line, and refuses
+ * every later write: the caller stops the run (a run that cannot record is
+ * no pass).
+ */
 static int write_locked(struct results *r, const char *type, json_t *rec)
 {
-	char *s = results_encode(type, rec);
-	int rc = 0;
+	char *s = r->failed ? NULL : results_encode(type, rec);
+	size_t len, done = 0;
+	ssize_t k;
+	int err = ENOMEM;
 
-	if (!s || fprintf(r->f, "%s\n", s) < 0 || fflush(r->f)) {
-		if (!r->failed)
-			log_error("cannot write the results file: %s", strerror(errno));
-		r->failed = 1;
-		rc = -1;
+	if (r->failed) {
+		errno = r->failed;
+		return -1;
 	}
-	free(s);
-	return rc;
+	if (s) {
+		len = strlen(s);
+		s[len++] = '\n';   /* over the terminator: s is written by length */
+		while (done < len) {
+			k = write(r->fd, s + done, len - done);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0) {
+				err = k < 0 ? errno : EIO;
+				break;
+			}
+			done += (size_t)k;
+		}
+		free(s);
+		if (done == len) {
+			r->good += (off_t)len;
+			return 0;
+		}
+	}
+	r->failed = err;
+	if (done && ftruncate(r->fd, r->good))
+		log_error("cannot cut the results file '%s' back to its last complete record: %s",
+			  r->path, strerror(errno));
+	log_error("cannot write the results file '%s': %s (errno %d); stopping the run",
+		  r->path, strerror(err), err);
+	errno = err;
+	return -1;
 }
 
 int results_write(struct results *r, const char *type, json_t *rec)
@@ -104,13 +141,26 @@ int results_end(struct results *r, const char *status, double elapsed_s, json_t 
 	return rc;
 }
 
-void results_close(struct results *r)
+int results_close(struct results *r)
 {
+	int rc = 0;
+
 	if (!r)
-		return;
-	fflush(r->f);
-	fsync(fileno(r->f));
-	fclose(r->f);
+		return 0;
+	/* a file server may report a lost write only now */
+	if (!r->failed && fsync(r->fd) && errno != EINVAL && errno != EROFS) {
+		rc = -1;
+		log_error("cannot write the results file '%s': %s (errno %d)", r->path,
+			  strerror(errno), errno);
+	}
+	if (close(r->fd) && !rc && !r->failed) {
+		rc = -1;
+		log_error("cannot write the results file '%s': %s (errno %d)", r->path,
+			  strerror(errno), errno);
+	}
 	pthread_mutex_destroy(&r->lock);
+	free(r->path);
+	rc = rc || r->failed ? -1 : 0;
 	free(r);
+	return rc;
 }

@@ -15,8 +15,11 @@ struct results;
 struct results *results_open(const char *path);
 
 /*
- * Appends rec as one line with "type" set first, then flushes. Takes the
- * reference to rec. Returns 0 or -1 (I/O error; logged once).
+ * Appends rec as one line with "type" set first, written through at once.
+ * Takes the reference to rec. Returns 0, or -1 with errno set on an I/O error
+ * (ENOSPC, EIO, ...): logged once as one line naming the file and errno, the
+ * file cut back to its last complete record, and every later write refused.
+ * The caller stops the run (run_record does: exit 3).
  */
 int results_write(struct results *r, const char *type, json_t *rec);
 
@@ -26,8 +29,8 @@ int results_write(struct results *r, const char *type, json_t *rec);
  */
 int results_end(struct results *r, const char *status, double elapsed_s, json_t *extra);
 
-/* Closes the file (fsync first). NULL is fine. */
-void results_close(struct results *r);
+/* Closes the file (fsync first). NULL is fine. Returns -1 when any write failed. */
+int results_close(struct results *r);
 
 /* Encodes rec as one compact line (no newline), "type" first; caller frees. */
 char *results_encode(const char *type, json_t *rec);

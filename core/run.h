@@ -22,7 +22,10 @@ double run_elapsed(const struct cc_run *run);
 
 /*
  * Rank 0 writes rec (taken) as a record of the given type, adding
- * "elapsed_s"; other ranks just drop rec. Returns 0 or -1 on I/O error.
+ * "elapsed_s"; other ranks just drop rec. Returns 0. When the results file
+ * cannot be written (ENOSPC, EIO) the job ends at once with exit 3
+ * (watchdog_abort): results_write has logged the file and errno and cut the
+ * file back to its last complete record.
  */
 int run_record(struct cc_run *run, const char *type, json_t *rec);
 

@@ -58,6 +58,13 @@ static void run_abort_hook(void)
 		fn();
 }
 
+void watchdog_abort(int code)
+{
+	run_abort_hook();
+	MPI_Abort(MPI_COMM_WORLD, code);
+	_exit(code);
+}
+
 static void poll_done(void)
 {
 	int n = wd.mpi->size - 1, outcount = 0;

@@ -69,6 +69,12 @@ void watchdog_on_abort(void (*fn)(void));
 void watchdog_stop(void);
 
 /*
+ * Ends the whole job now with exit code code, after the abort hook: for a
+ * run that can no longer record (its results file failed). Never returns.
+ */
+void watchdog_abort(int code) __attribute__((noreturn));
+
+/*
  * Fault injection for tests: when CCPROBE_FAULT is "hang:RANK[:BYTES]", the
  * rank RANK never returns from this call for a measurement of at least BYTES
  * (default 0) bytes, as a hung GPU or host would. Does nothing otherwise.

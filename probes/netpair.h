@@ -23,13 +23,14 @@
  */
 
 #define NP_MAX_PARTNERS 4
+#define NP_MAX_CONFIRM 8
 
 /* One measured pair a-b; bandwidths in GB/s (1e9 B/s), latency in us; <= 0: not measured. */
 struct np_meas {
 	double bw_ab;            /* a -> b, unidirectional */
 	double bw_ba;            /* b -> a, unidirectional */
 	double bidir;            /* both directions at once, the sum of both */
-	double lat_us;           /* median one-way latency */
+	double lat_us;           /* one-way latency: the probe gives its fastest round trip / 2 */
 };
 
 struct np_opts {
@@ -38,6 +39,8 @@ struct np_opts {
 	double lat_tol;          /* latency suspect above lat_tol x reference; 0: not judged */
 	double expect_GBps;      /* > 0: reference one-way bandwidth instead of the measured one */
 	int partners;            /* known-good partners per suspect node, 1..NP_MAX_PARTNERS */
+	int confirm;             /* measurements of a retest pair out of tolerance, best judged,
+				  * 1..NP_MAX_CONFIRM (0: 2, the default before it was an option) */
 };
 
 enum np_verdict {

@@ -42,10 +42,13 @@ int np_diag_init(struct np_diag *d, int n, const struct np_opts *opt)
 	memset(d, 0, sizeof(*d));
 	if (n < 2 || !(opt->tol > 0.0 && opt->tol <= 1.0) || opt->lat_tol < 0.0 ||
 	    !(opt->bidir_tol >= 0.0 && opt->bidir_tol <= 1.0) ||
-	    opt->partners < 1 || opt->partners > NP_MAX_PARTNERS)
+	    opt->partners < 1 || opt->partners > NP_MAX_PARTNERS ||
+	    opt->confirm < 0 || opt->confirm > NP_MAX_CONFIRM)
 		return -1;
 	d->n = n;
 	d->opt = *opt;
+	if (!d->opt.confirm)
+		d->opt.confirm = 2;
 	d->link = calloc((size_t)n * (size_t)(n - 1) / 2, sizeof(*d->link));
 	d->node = calloc((size_t)n, sizeof(*d->node));
 	if (!d->link || !d->node) {
@@ -379,9 +382,10 @@ static void keep_best(struct np_meas *m, const struct np_meas *again)
 
 /*
  * Measures pl through measure, or takes the pass-1 values when measure is
- * NULL. A retest that fails is measured once more and the better of the two
- * kept: noise (a busy CPU, other traffic) only ever slows a link down, so a
- * node is condemned by a fault that holds, not by one bad moment.
+ * NULL. A retest that fails is measured again, up to opt.confirm times in
+ * all, until it passes, and the best of its measurements is kept: noise (a
+ * busy CPU, other traffic) only ever slows a link down, so a node or link is
+ * condemned by a fault that holds in every try, not by a bad moment.
  */
 static int measure_pairs(struct np_diag *d, int stage, const struct pairlist *pl,
 			 np_measure_fn measure, void *ctx, struct np_meas *out)
@@ -403,18 +407,22 @@ static int measure_pairs(struct np_diag *d, int stage, const struct pairlist *pl
 	pairs = malloc((size_t)pl->n * 2 * sizeof(*pairs));
 	again = calloc((size_t)pl->n, sizeof(*again));
 	rc = idx && pairs && again ? 0 : -1;
-	for (int i = 0; !rc && i < pl->n; i++) {
-		if (!judge(d, &out[i]).flags)
-			continue;
-		idx[k] = i;
-		pairs[2 * k] = pl->p[2 * i];
-		pairs[2 * k + 1] = pl->p[2 * i + 1];
-		k++;
-	}
-	if (!rc && k)
+	for (int rep = 1; !rc && rep < d->opt.confirm; rep++) {
+		k = 0;
+		for (int i = 0; i < pl->n; i++) {
+			if (!judge(d, &out[i]).flags)
+				continue;
+			idx[k] = i;
+			pairs[2 * k] = pl->p[2 * i];
+			pairs[2 * k + 1] = pl->p[2 * i + 1];
+			k++;
+		}
+		if (!k)
+			break;
 		rc = measure(ctx, stage, pairs, k, again);
-	for (int j = 0; !rc && j < k; j++)
-		keep_best(&out[idx[j]], &again[j]);
+		for (int j = 0; !rc && j < k; j++)
+			keep_best(&out[idx[j]], &again[j]);
+	}
 	free(idx);
 	free(pairs);
 	free(again);

@@ -4,14 +4,30 @@
 # otherwise it prints the apt-get line and exits 1. OPTIONAL packages (a
 # browser for tests/integration/test_report_html.sh) are tried when the
 # package is known to apt; failing to get them never fails this script.
+# --missing-build prints the missing packages that a plain `make` needs (the
+# Makefile's check: as root it runs this script, otherwise it stops with one
+# line naming them) and exits 0. CCDIAG_DPKG_ADMINDIR (tests) points
+# dpkg-query at another database.
 set -eu
 
-PACKAGES="gcc make pkg-config openmpi-bin libopenmpi-dev libjansson-dev libcmocka-dev
-jq iproute2 util-linux iputils-ping gnuplot-nox libibverbs-dev librdmacm-dev libinih-dev"
+# what `make` alone needs to build ccprobe and ccreport
+BUILD="gcc make openmpi-bin libopenmpi-dev libjansson-dev libinih-dev"
+PACKAGES="$BUILD pkg-config libcmocka-dev
+jq iproute2 util-linux iputils-ping gnuplot-nox libibverbs-dev librdmacm-dev"
 
 OPTIONAL="chromium"
 
-installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }
+installed() {
+	dpkg-query ${CCDIAG_DPKG_ADMINDIR:+--admindir="$CCDIAG_DPKG_ADMINDIR"} -W -f='${Status}' "$1" \
+		2>/dev/null | grep -q "ok installed"
+}
+
+if [ "${1:-}" = --missing-build ]; then
+	for p in $BUILD; do
+		installed "$p" || printf '%s ' "$p"
+	done
+	exit 0
+fi
 
 # optional: only when apt knows the package; a failure is a note, not an error
 optional() {
@@ -43,8 +59,7 @@ if [ -z "$missing" ]; then
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
-	echo "deps.sh: missing packages:$missing" >&2
-	echo "deps.sh: run as root: apt-get install -y$missing" >&2
+	echo "deps.sh: missing packages:$missing; run scripts/deps.sh as root (apt-get install -y$missing)" >&2
 	exit 1
 fi
 echo "deps.sh: installing$missing" >&2

@@ -2,7 +2,12 @@
 # tests/run.sh: runs every test suite (unit binaries under build/tests, then
 # tests/integration/test_*.sh) and ends with one line
 # "check: N passed, N failed" over all of them. Exit 0 only when none failed.
-# TESTS=pattern limits the suites run (a substring of the suite name).
+# TESTS=pattern limits the suites run (a substring of the suite name; several
+# patterns separated by spaces run the suites that match any).
+# CCDIAG_TEST_HOG=1 runs them with a CPU hog beside them: one busy loop per
+# core at normal priority, each ended after CCDIAG_TEST_HOG_S seconds (3600)
+# or when the suites are done; suites that repeat runs under load read it too
+# (test_netpair: 5 healthy runs of 4 and of 6 hosts). `make check-loaded`.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -34,7 +39,11 @@ count() {  # count SUITE LOG: adds the suite's counts from its output
 run_suite() {  # run_suite KIND NAME CMD...
 	local kind=$1 name=$2 log rc
 	shift 2
-	case "$name" in *"${TESTS:-}"*) ;; *) return ;; esac
+	local pat hit=0
+	for pat in ${TESTS:-""}; do
+		case "$name" in *"$pat"*) hit=1 ;; esac
+	done
+	[ -z "${TESTS:-}" ] || [ "$hit" -eq 1 ] || return
 	log="$log_dir/$kind-$name.log"
 	echo "=== $name"
 	"$@" >"$log" 2>&1
@@ -50,6 +59,17 @@ run_suite() {  # run_suite KIND NAME CMD...
 		fi
 	fi
 }
+
+hogs=()
+if [ "${CCDIAG_TEST_HOG:-0}" = 1 ]; then
+	export CCDIAG_TEST_HOG
+	for ((i = 0; i < $(nproc); i++)); do
+		timeout "${CCDIAG_TEST_HOG_S:-3600}" bash -c 'while :; do :; done' &
+		hogs+=($!)
+	done
+	trap 'kill "${hogs[@]}" 2>/dev/null' EXIT
+	echo "cpu hog: ${#hogs[@]} busy loop(s), one per core, beside the suites"
+fi
 
 for t in build/tests/test_*; do
 	[ -x "$t" ] || continue

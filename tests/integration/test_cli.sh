@@ -65,4 +65,22 @@ else
 	t_fail "unwritable results path: exit $rc; $(head -c 300 "$T_TMP/err")"
 fi
 
+# a plain make on a machine without the build's packages (an empty dpkg database
+# stands in for a fresh machine; as a user, so nothing is installed): one line
+# naming the packages and scripts/deps.sh, exit 2, nothing built
+if t_is_root && command -v setpriv >/dev/null; then
+	(cd "$T_ROOT" && CCDIAG_DPKG_ADMINDIR=/nonexistent setpriv --reuid=65534 --regid=65534 \
+		--clear-groups make B="$T_TMP/nobuild" all) >"$T_TMP/out" 2>"$T_TMP/err"
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ "$(wc -l <"$T_TMP/err")" -eq 1 ] &&
+		grep -q 'missing packages: gcc make openmpi-bin libopenmpi-dev libjansson-dev libinih-dev; run scripts/deps.sh as root' "$T_TMP/err" &&
+		[ ! -e "$T_TMP/nobuild" ]; then
+		t_pass "make on a machine without its packages: one line naming them and scripts/deps.sh"
+	else
+		t_fail "make without packages: exit $rc; $(head -c 400 "$T_TMP/err")"
+	fi
+else
+	t_skip "make without packages: needs root and setpriv (runs as nobody)"
+fi
+
 t_done

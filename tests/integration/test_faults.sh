@@ -50,4 +50,37 @@ t_check "SIGTERM: header first, interrupted end record last" \
 	jq -e -s '.[0].type == "run" and .[-1].type == "end" and .[-1].status == "interrupted" and
 		.[-1].signal == "SIGTERM" and (.[-1].during | test("all_reduce"))' "$out"
 
+# a results file that fills up (a 16 KiB tmpfs, in a mount namespace of its own):
+# the run stops at once with exit 3 and one line naming the file and errno, the
+# file ends at its last complete record, and ccreport calls the run incomplete
+if t_is_root && command -v unshare >/dev/null; then
+	mnt=$T_TMP/full
+	mkdir -p "$mnt" "$T_TMP/fullcopy"
+	# every collective, 8 B to 1 MiB: ~100 records, far more than 16 KiB
+	unshare --mount --propagation private sh -c '
+		mount -t tmpfs -o size=16k tmpfs "$1" || exit 99
+		timeout 120 mpirun --oversubscribe -np 2 "$2" -b 8 -e 1M -n 2 -w 1 -r 2 -q -o "$1/r.jsonl"
+		rc=$?
+		cp "$1/r.jsonl" "$3/"
+		exit $rc' sh "$mnt" "$P" "$T_TMP/fullcopy" >"$T_TMP/full.out" 2>"$T_TMP/full.err"
+	rc=$?
+	f=$T_TMP/fullcopy/r.jsonl
+	lines=$(grep -c "cannot write the results file '$mnt/r.jsonl': No space left on device (errno 28); stopping the run" "$T_TMP/full.err")
+	if [ "$rc" -eq 99 ]; then
+		t_skip "full results file: cannot mount a tmpfs here"
+	else
+		t_check "full results file: exit 3 (rc $rc), one line naming the file and errno ($lines)" \
+			[ "$rc" -eq 3 ] && [ "$lines" -eq 1 ]
+		t_check "full results file: cut back to its last complete record, all readable, no end record" \
+			bash -c "[ \"\$(tail -c 1 '$f' | od -An -c | tr -d ' ')\" = '\\n' ] &&
+				jq -e -s '.[0].type == \"run\" and length > 3 and all(.type != \"end\")' '$f'"
+		"$T_ROOT/build/ccreport" -p emu-1g -q --no-render -o "$T_TMP/fullrep" "$f" >/dev/null 2>&1
+		t_check "full results file: ccreport says incomplete (exit 4, end missing), not malformed" \
+			jq -e --argjson rc "$?" '$rc == 4 and .verdict == "incomplete" and .inputs[0].end == "missing"' \
+			"$T_TMP/fullrep/summary.json"
+	fi
+else
+	t_skip "full results file: needs root (a tmpfs in a mount namespace)"
+fi
+
 t_done

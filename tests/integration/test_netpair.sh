@@ -1,9 +1,13 @@
 #!/bin/bash
 # tests/integration/test_netpair.sh: the netpair probe on an emulated cluster
-# (scripts/emucluster): a healthy 1gbit cluster flags nothing, a degraded
-# host is named as the bad node and only it, healthy links reach the shaped
-# rate, several ranks per host change nothing, and a hung rank is named by
-# the watchdog. Needs root (network namespaces); about a minute.
+# (scripts/emucluster): healthy 1gbit clusters of 4 and 6 hosts blame nothing,
+# and faults ten times slower than a healthy link are named exactly: one slow
+# node, one slow link between two healthy nodes, two slow nodes at once.
+# Several ranks per host change nothing; a hung rank is named by the watchdog.
+# No speed is asserted (scripts/bench_netpair.sh prints the figures).
+# CCDIAG_TEST_HOG=1 (tests/run.sh starts a busy loop per core beside the
+# suites): 5 healthy runs each of 4 and 6 hosts instead of 2 and 1.
+# Needs root (network namespaces); 2-4 minutes, much more under the hog.
 source "$(dirname "$0")/../lib.sh"
 
 EMU=$T_ROOT/scripts/emucluster
@@ -40,7 +44,7 @@ summary() { q "$1" 'select(.type == "diagnosis" and .subject == "summary")'; }
 
 # flagged FILE: every node or link that is not ok, as "node:HOST:VERDICT" / "link:A-B:VERDICT".
 # A transient link (slow in pass 1, fine on its retest) is reported but not flagged:
-# the retest exists to clear exactly those on a busy 2-core machine.
+# the retest exists to clear exactly those on a busy machine.
 flagged() {
 	jq -r 'select(.type == "diagnosis" and .verdict != "ok" and .verdict != "transient") |
 		if .subject == "node" then "node:\(.host):\(.verdict)"
@@ -48,66 +52,68 @@ flagged() {
 		else empty end' "$1" | sort | tr '\n' ' ' | sed 's/ $//'
 }
 
+# blamed FILE: the nodes and links the summary names bad ("" when none)
+blamed() {
+	summary "$1" | jq -r '(.bad_nodes + (.bad_links | map(join("-")))) | join(" ")'
+}
+
 # records FILE: pass-1 measurement records (4 per pair: latency, 2 x bw_uni, bw_bidir)
 records() { q "$1" 'select(.type == "measurement" and .name == "netpair" and .pass == 1)' | wc -l; }
 
-# slowest uni link of pass 1 in Gb/s
-slowest() {
-	jq -s '[.[] | select(.type == "measurement" and .test == "bw_uni" and .pass == 1) |
-		.bw_Gbps] | min' "$1"
-}
-
 # ---------------------------------------------------------------- healthy
-if up 4; then
-	for i in 1 2 3; do
-		f=$T_TMP/healthy$i.jsonl
-		probe "$f" 4
-		fl=$(flagged "$f")
-		if [ "$RC" -eq 0 ] && [ -z "$fl" ] && [ "$(records "$f")" -eq 24 ] &&
-			[ "$(summary "$f" | jq -r .verdict)" = pass ]; then
-			t_pass "4 healthy hosts, run $i: nothing flagged ($(slowest "$f") Gb/s slowest link)"
+# Healthy clusters must blame nothing: no bad node, no bad link, exit 0. A link
+# slowed by a busy machine may be suspect in pass 1 and transient on its retest;
+# how fast the links ran is not asserted (scripts/bench_netpair.sh prints it).
+if [ "${CCDIAG_TEST_HOG:-0}" = 1 ]; then RUNS4=5 RUNS6=5; else RUNS4=2 RUNS6=1; fi
+
+# healthy N RUNS: RUNS runs on the N-host cluster that is up, each blaming nothing
+healthy() {
+	local n=$1 runs=$2 i f bl
+	for ((i = 1; i <= runs; i++)); do
+		f=$T_TMP/healthy$n-$i.jsonl
+		probe "$f" "$n"
+		bl=$(blamed "$f")
+		if [ "$RC" -eq 0 ] && [ -z "$bl" ] && [ "$(records "$f")" -eq $((2 * n * (n - 1))) ]; then
+			t_pass "$n healthy hosts, run $i: nothing blamed (verdict $(summary "$f" | jq -r .verdict), $(summary "$f" | jq -r .transient_links) transient link(s))"
 		else
-			t_fail "4 healthy hosts, run $i: rc=$RC flagged='$fl' records=$(records "$f")"
+			t_fail "$n healthy hosts, run $i: rc=$RC blamed='$bl' records=$(records "$f")"
 			tail -5 "$f.log"
 		fi
 	done
-	# a shaped 1gbit link carries ~94% of 1e9 bits/s of payload (TCP/IP headers); each
-	# link direction is judged on its median over the three runs, since one sample on
-	# a busy 2-core machine can dip (the probe's retest exists for that)
-	min=$(jq -s '[.[] | select(.type == "measurement" and .test == "bw_uni" and .pass == 1)]
-		| group_by("\(.src)>\(.dst)") | map(map(.bw_Gbps) | sort | .[length / 2 | floor]) | min' \
-		"$T_TMP"/healthy[123].jsonl)
-	t_check "every healthy link direction >= 85% of the shaped 1 Gb/s (slowest median $min Gb/s)" \
-		jq -en "$min >= 0.85"
+}
+
+if up 4; then
+	healthy 4 "$RUNS4"
 	t_check "records name the link (scope, element, host, peer); 1gbit links: rate_GBps 0.125" \
-		every "$T_TMP/healthy1.jsonl" 'select(.type == "measurement" and .name == "netpair") |
+		every "$T_TMP/healthy4-1.jsonl" 'select(.type == "measurement" and .name == "netpair") |
 			.scope == "link" and .element == "\(.host)-\(.peer)" and .host < .peer and
 			([.src, .dst] | sort) == [.host, .peer] and
 			if .test == "latency" then has("rate_GBps") | not
 			elif .test == "bw_uni" then .rate_GBps == 0.125 and
 				(.pct_of_rate - 100 * .bw_GBps / .rate_GBps | fabs) < 1e-6
 			else .rate_GBps == 0.25 end'
-	n=$(q "$T_TMP/healthy1.jsonl" 'select(.type == "diagnosis")' | wc -l)
+	n=$(q "$T_TMP/healthy4-1.jsonl" 'select(.type == "diagnosis")' | wc -l)
 	t_check "diagnosis records: 4 nodes + 6 links + summary ($n)" [ "$n" -eq 11 ]
 	t_check "records carry host names, node indices and both units" \
-		every "$T_TMP/healthy1.jsonl" 'select(.type == "measurement" and .test == "bw_uni") |
+		every "$T_TMP/healthy4-1.jsonl" 'select(.type == "measurement" and .test == "bw_uni") |
 			(.src | test("^node[0-9]$")) and (.dst_node | type == "number") and
 			(.bw_Gbps / .bw_GBps / 8 - 1 | fabs < 1e-6) and .bytes == 4194304'
 
 	# several ranks per host: only the leaders measure, the rest follow
 	f=$T_TMP/ppn2.jsonl
 	probe "$f" 8 --ppn 2
-	fl=$(flagged "$f")
-	if [ "$RC" -eq 0 ] && [ -z "$fl" ] && [ "$(records "$f")" -eq 24 ]; then
-		t_pass "4 hosts x 2 ranks: same 24 records, nothing flagged"
+	bl=$(blamed "$f")
+	if [ "$RC" -eq 0 ] && [ -z "$bl" ] && [ "$(records "$f")" -eq 24 ]; then
+		t_pass "4 hosts x 2 ranks: same 24 records, nothing blamed"
 	else
-		t_fail "4 hosts x 2 ranks: rc=$RC flagged='$fl' records=$(records "$f")"
+		t_fail "4 hosts x 2 ranks: rc=$RC blamed='$bl' records=$(records "$f")"
 		tail -5 "$f.log"
 	fi
 
 	# a rank that hangs mid-round: the watchdog ends the run and names it
 	f=$T_TMP/hang.jsonl
-	CCPROBE_FAULT=hang:2 PROBE_ARGS="--timeout 3" probe "$f" 4 -x CCPROBE_FAULT
+	# (10 s: far beyond a healthy round, even on a loaded machine; rank 2 hangs in its first)
+	CCPROBE_FAULT=hang:2 PROBE_ARGS="--timeout 10" probe "$f" 4 -x CCPROBE_FAULT
 	# every leader waits for it at the round's barrier, so all are "not done";
 	# the record's pairs say which pair of the round was running
 	nd=$(q "$f" 'select(.type == "timeout") | [.not_done[].host] | sort' 2>/dev/null)
@@ -121,6 +127,11 @@ if up 4; then
 	fi
 else
 	t_fail "emucluster up 4"
+fi
+if up 6; then
+	healthy 6 "$RUNS6"
+else
+	t_fail "emucluster up 6"
 fi
 
 # ---------------------------------------------------------------- degraded
@@ -162,12 +173,47 @@ else
 	t_fail "emucluster up 4 --degrade node2=100mbit"
 fi
 
-if up 5 --degrade node1=100mbit; then
+# one slow link between two healthy nodes: the link is named, neither node
+if up 4 --degrade-link node0-node3=100mbit; then
+	f=$T_TMP/badlink4.jsonl
+	probe "$f" 4
+	fl=$(flagged "$f")
+	if [ "$RC" -eq 1 ] && [ "$fl" = "link:node0-node3:bad" ] &&
+		[ "$(summary "$f" | jq -c .bad_nodes)" = "[]" ] &&
+		[ "$(summary "$f" | jq -c .bad_links)" = '[["node0","node3"]]' ]; then
+		t_pass "4 hosts, link node0-node3 at 100mbit: the link named, both nodes cleared"
+	else
+		t_fail "4 hosts, link node0-node3 at 100mbit: rc=$RC flagged='$fl' want='link:node0-node3:bad'"
+		tail -5 "$f.log"
+	fi
+	t_check "the bad link's record carries its retest, out of tolerance" \
+		every "$f" 'select(.type == "diagnosis" and .subject == "link" and .a == "node0" and .b == "node3") |
+			.retest.out_of_tolerance == ["bw_uni"] and .ratio.bw < .retest.bw * 2'
+else
+	t_fail "emucluster up 4 --degrade-link node0-node3=100mbit"
+fi
+
+# two slow nodes at once (2 of 5): both named, every link they touch explained
+if up 5 --degrade node1=100mbit --degrade node3=100mbit; then
 	f=$T_TMP/degraded5.jsonl
 	probe "$f" 5
-	check_bad "$f" node1 5
+	fl=$(flagged "$f")
+	want="link:node0-node1:explained link:node0-node3:explained link:node1-node2:explained"
+	want+=" link:node1-node3:explained link:node1-node4:explained link:node2-node3:explained"
+	want+=" link:node3-node4:explained node:node1:bad node:node3:bad"
+	if [ "$RC" -eq 1 ] && [ "$fl" = "$want" ] &&
+		[ "$(summary "$f" | jq -c .bad_nodes)" = '["node1","node3"]' ] &&
+		[ "$(summary "$f" | jq -c .bad_links)" = "[]" ]; then
+		t_pass "5 hosts, node1 and node3 at 100mbit: both named, the healthy three cleared"
+	else
+		t_fail "5 hosts, node1 and node3 at 100mbit: rc=$RC flagged='$fl' want='$want'"
+		tail -5 "$f.log"
+	fi
+	t_check "the link between the two slow nodes is explained by both" \
+		every "$f" 'select(.type == "diagnosis" and .subject == "link" and .a == "node1" and .b == "node3") |
+			.by == ["node1", "node3"]'
 else
-	t_fail "emucluster up 5 --degrade node1=100mbit"
+	t_fail "emucluster up 5 --degrade node1=100mbit --degrade node3=100mbit"
 fi
 
 "$EMU" down >/dev/null 2>&1

@@ -426,11 +426,63 @@ static void test_retest_dip_confirmed_away(void **state)
 	np_diag_free(&d);
 }
 
+/*
+ * --pair-confirm: a healthy node whose first two retests dip (a busy machine)
+ * is cleared by the third try; with two tries it would be condemned. A node
+ * that is really slow fails all three and is bad; a link that passes its
+ * first retest is not measured again.
+ */
+static void test_confirm_tries(void **state)
+{
+	struct np_opts three = defaults;
+	struct np_diag d;
+	struct truth t;
+	(void)state;
+	three.confirm = 3;
+	for (int confirm = 2; confirm <= 3; confirm++) {
+		three.confirm = confirm;
+		truth_init(&t, 6, 0.03, 11);
+		for (int x = 0; x < 6; x++)
+			if (x != 3) {
+				slow_link(&t, 3, x, 0.5);
+				t.retest_link[3][x] = t.retest_link[x][3] = 1.0;
+			}
+		t.dip_calls = 2;
+		t.dip = 0.5;
+		diagnose(&d, &t, &three, 1);
+		assert_int_equal(t.calls[1], confirm);
+		assert_int_equal(d.node[3].verdict, confirm == 3 ? NP_OK : NP_BAD);
+		np_diag_free(&d);
+	}
+	truth_init(&t, 6, 0.03, 11);
+	for (int x = 0; x < 6; x++)
+		if (x != 3)
+			slow_link(&t, 3, x, 0.1);
+	diagnose(&d, &t, &three, 1);
+	assert_int_equal(t.calls[1], 3);
+	assert_int_equal(d.node[3].verdict, NP_BAD);
+	np_diag_free(&d);
+	/* no dip: one retest call, nothing measured again */
+	truth_init(&t, 6, 0.03, 11);
+	for (int x = 0; x < 6; x++)
+		if (x != 3) {
+			slow_link(&t, 3, x, 0.5);
+			t.retest_link[3][x] = t.retest_link[x][3] = 1.0;
+		}
+	diagnose(&d, &t, &three, 1);
+	assert_int_equal(t.calls[1], 1);
+	assert_int_equal(d.node[3].verdict, NP_OK);
+	np_diag_free(&d);
+	three.confirm = NP_MAX_CONFIRM + 1;
+	assert_int_equal(np_diag_init(&d, 4, &three), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_slow_node),
 		cmocka_unit_test(test_retest_dip_confirmed_away),
+		cmocka_unit_test(test_confirm_tries),
 		cmocka_unit_test(test_mild_slow_node_no_retest),
 		cmocka_unit_test(test_slow_link),
 		cmocka_unit_test(test_healthy_noise),

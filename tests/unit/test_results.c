@@ -1,11 +1,15 @@
-/* The results stream: records encode and decode back, "type" leads, end is written once. */
+/* The results stream: records encode and decode back, "type" leads, end is written once, a failed write cuts the file back to its last record. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -90,12 +94,68 @@ static void test_open_failure(void **state)
 	assert_null(results_open("/nonexistent-dir/r.jsonl"));
 }
 
+/*
+ * A write that fails half-way (here: the file size limit, EFBIG, as ENOSPC or
+ * EIO would) leaves the file at its last complete record, and every later
+ * write is refused. The end record cannot sneak in after the cut either.
+ */
+static void test_write_error_cuts_back(void **state)
+{
+	char path[] = "/tmp/ccdiag-results-XXXXXX", *big = calloc(1, 3001);
+	int fd = mkstemp(path);
+	struct rlimit old, lim;
+	struct results *r;
+	struct stat st;
+	long first;
+	(void)state;
+	assert_true(fd >= 0 && big);
+	close(fd);
+	memset(big, 'x', 3000);
+	signal(SIGXFSZ, SIG_IGN);
+	r = results_open(path);
+	assert_non_null(r);
+	assert_int_equal(results_write(r, "run", json_pack("{s:i}", "schema", 1)), 0);
+	assert_int_equal(stat(path, &st), 0);
+	first = (long)st.st_size;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = (rlim_t)first + 1000;    /* the next record fits only in part */
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	assert_int_equal(results_write(r, "measurement", json_pack("{s:s}", "pad", big)), -1);
+	assert_int_equal(errno, EFBIG);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal((long)st.st_size, first);
+	/* refused from now on, even a record that would fit */
+	assert_int_equal(results_write(r, "measurement", json_pack("{s:i}", "n", 1)), -1);
+	assert_int_equal(results_end(r, "complete", 1.0, NULL), -1);
+	assert_int_equal(results_close(r), -1);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal((long)st.st_size, first);
+	free(big);
+	unlink(path);
+}
+
+/* A device that is always full: the first write fails with ENOSPC. */
+static void test_write_enospc(void **state)
+{
+	struct results *r = results_open("/dev/full");
+	(void)state;
+	if (!r)
+		skip();
+	assert_int_equal(results_write(r, "run", json_pack("{s:i}", "schema", 1)), -1);
+	assert_int_equal(errno, ENOSPC);
+	assert_int_equal(results_close(r), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_encode_round_trip),
 		cmocka_unit_test(test_stream_file),
 		cmocka_unit_test(test_open_failure),
+		cmocka_unit_test(test_write_error_cuts_back),
+		cmocka_unit_test(test_write_enospc),
 	};
 	return cmocka_run_group_tests_name("results", tests, NULL, NULL);
 }
