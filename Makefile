@@ -84,9 +84,9 @@ FEATURES := features: mpi=yes cuda=$(have_cuda) nccl=$(have_nccl) cublaslt=$(hav
 
 LIB_SRC  := $(wildcard core/*.c gpu/*.c bench/*.c probes/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
-# ccreport links no MPI, CUDA, NCCL or verbs: plain cc, jansson and inih only
+# ccreport links no MPI, CUDA, NCCL or verbs: plain cc, jansson, inih and sqlite3 only
 RCC      ?= cc
-RLDLIBS  := -ljansson -linih -lm
+RLDLIBS  := -ljansson -linih -lsqlite3 -lm
 # core/size.c and core/stats.c are plain C (no MPI): ccreport reads sizes and
 # takes medians as ccprobe does
 RPT_SRC  := $(filter-out report/main.c,$(wildcard report/*.c)) core/size.c core/stats.c
@@ -102,8 +102,8 @@ FUZZ_SECONDS ?= 60
 FAKE_SRC := $(wildcard tests/fakes/fake*.c)
 FAKE_LIB := $(if $(filter yes,$(have_cuda)),$(B)/tests/libfakecuda.so)
 
-.PHONY: all check check-loaded demo install clean deps features bench bench-net fuzz asan bench-report
-all: features $(B)/ccprobe $(B)/ccreport
+.PHONY: all check check-loaded demo install clean deps features bench bench-net fuzz asan bench-report bench-compare bench-ccdiag
+all: features $(B)/ccprobe $(B)/ccreport $(B)/ccdiag
 
 features:
 	@echo "$(FEATURES)"
@@ -134,6 +134,11 @@ $(B)/libccreport.a: $(RPT_OBJ) $(B)/features.txt
 
 $(B)/ccreport: $(B)/robj/report/main.o $(B)/libccreport.a
 	$(RCC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(RLDLIBS)
+
+# ccdiag is a shell script; it runs beside ccprobe and ccreport
+$(B)/ccdiag: scripts/ccdiag
+	@mkdir -p $(B)
+	install -m 755 $< $@
 
 # the synthetic results generator of ccreport's golden cases and benchmark
 $(B)/tests/gen_results: tests/report/gen_results.c
@@ -223,14 +228,22 @@ bench: all
 bench-net: all
 	@scripts/bench_links.sh
 
+# ccdiag's plan model: the h100 plan at 2..1024 nodes; as root, estimate vs wall time
+bench-ccdiag: all
+	@scripts/bench_ccdiag.sh
+
 bench-report: $(B)/ccreport $(B)/tests/gen_results
 	@scripts/bench_report.sh
+
+bench-compare: $(B)/ccreport $(B)/tests/gen_results
+	@scripts/bench_compare.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ccdiag/scripts \
 		$(DESTDIR)$(PREFIX)/share/ccdiag/profiles $(DESTDIR)$(PREFIX)/share/doc/ccdiag
 	install -m 755 $(B)/ccprobe $(DESTDIR)$(PREFIX)/bin/ccprobe
 	install -m 755 $(B)/ccreport $(DESTDIR)$(PREFIX)/bin/ccreport
+	install -m 755 $(B)/ccdiag $(DESTDIR)$(PREFIX)/bin/ccdiag
 	install -m 755 scripts/emucluster $(DESTDIR)$(PREFIX)/share/ccdiag/scripts/
 	install -m 644 profiles/*.ini $(DESTDIR)$(PREFIX)/share/ccdiag/profiles/
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/ccdiag/

@@ -78,6 +78,36 @@ static void print_list(void)
 		       probes[i]->missing ? probes[i]->missing : "");
 }
 
+/*
+ * --plan: one line per name, "NAME<TAB>PHASE<TAB>SECONDS<TAB>what", the
+ * estimate of each on o->plan_nodes nodes under these options (the model of
+ * each table entry: bench/sweep.c, the probe's estimate), for ccdiag.
+ */
+static void print_plan(const struct cc_options *o)
+{
+	for (int i = 0; i < o->nnames; i++) {
+		const struct coll *c = coll_find(o->names[i]);
+		const struct probe *p = probe_find(o->names[i]);
+
+		if (c) {
+			int steps[64], n = o->scale ? scale_counts(o->plan_nodes, steps, 64) : 1;
+			double t = 0;
+			size_t nsizes = 0;
+
+			if (!o->scale)
+				steps[0] = o->plan_nodes;
+			for (int k = 0; k < n; k++)
+				t += sweep_estimate(o, c, steps[k], &nsizes);
+			printf("%s\t%s\t%.1f\t%zu sizes x %d node count(s), %s\n", c->name,
+			       probe_phase_name(PHASE_COLLECTIVES), t, nsizes, n,
+			       o->time_per_size > 0 ? "time-budgeted" : "no time budget");
+		} else {
+			printf("%s\t%s\t%.1f\t%s\n", p->name, probe_phase_name(p->phase),
+			       p->estimate ? p->estimate(o) : 0.0, p->missing ? "not built" : "model");
+		}
+	}
+}
+
 /* Checks names, backend and lists before MPI starts. Returns 0 or -1 with err. */
 static int validate(const struct cc_options *o, char *err, size_t len)
 {
@@ -93,7 +123,7 @@ static int validate(const struct cc_options *o, char *err, size_t len)
 				 o->names[i]);
 			return -1;
 		}
-		if (p && p->check && p->check(err, len))
+		if (p && p->check && !o->plan_nodes && p->check(err, len))
 			return -1;
 	}
 	if (!backend_find(o->backend)) {
@@ -161,11 +191,12 @@ static json_t *header_record(const struct cc_options *o, const struct mpictx *mp
 	/* versions of the GPU libraries linked in (cuda_runtime, nccl), for comparing hosts */
 	json_object_set_new(rec, "versions", gpu_build_versions());
 	json_object_set_new(rec, "options", json_pack(
-		"{s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:f, s:s, s:s, s:s, s:i, s:b}",
+		"{s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i, s:f, s:f, s:s, s:s, s:s, s:i, s:b}",
 		"min_bytes", (json_int_t)o->min_bytes, "max_bytes", (json_int_t)o->max_bytes,
 		"step_factor", (json_int_t)o->factor, "step_bytes", (json_int_t)o->step,
 		"iters", o->iters, "warmup", o->warmup, "reps", o->reps,
 		"check_iters", o->check_iters, "timeout_s", o->timeout_s,
+		"time_per_size_s", o->time_per_size,
 		"backend", o->backend, "dtypes", o->dtypes, "ops", o->ops, "root", o->root,
 		"scale", o->scale));
 	return rec;
@@ -243,6 +274,15 @@ int main(int argc, char **argv)
 			fprintf(stderr, "ccprobe: error: %s\nTry 'ccprobe --help' for usage.\n", err);
 		return CC_EXIT_USAGE;
 	}
+	if (o.plan_nodes && !o.help && !o.version && !o.list) {
+		if (!o.nnames) {
+			for (int i = 0; colls[i] && i < 16; i++)
+				all_colls[o.nnames++] = (char *)colls[i]->name;
+			o.names = all_colls;
+		}
+		print_plan(&o);
+		return CC_EXIT_OK;
+	}
 	if (o.help || o.version || o.list) {
 		if (env_rank == 0) {
 			if (o.help)
@@ -278,6 +318,7 @@ int main(int argc, char **argv)
 	}
 	make_run_id(run_id, sizeof(run_id));
 	MPI_Bcast(run_id, sizeof(run_id), MPI_CHAR, 0, MPI_COMM_WORLD);
+	run.run_id = run_id;
 	run_record(&run, "run", header_record(&o, &mpi, run_id));
 	if (watchdog_start(&mpi, run.res, o.timeout_s, run.t_start)) {
 		log_error("cannot start the watchdog thread");

@@ -8,15 +8,26 @@
  * the largest sample over all ranks (MPI_MAX), i.e. the slowest rank, so a
  * straggler shows instead of being averaged away. The record's spread
  * (min, median, p99...) is over the repetitions.
+ *
+ * Time budget (--time-per-size): a large message on a slow link can take
+ * seconds per operation, so -n x -r of them would take minutes per size.
+ * The first warm-up operation is timed (slowest rank) and sets the warm-up,
+ * up to a fifth of the budget; the rest of the warm-up, timed again (the
+ * first carries connection set-up), gives every rank the same counts:
+ * iterations and, once down to one, repetitions shrink to fit the rest, but
+ * never below SWEEP_MIN_REPS repetitions (the spread needs samples) and
+ * never below one warm-up and the data check. Records carry the counts run.
  */
 #include "sweep.h"
 #include "fit.h"
 #include "../core/log.h"
+#include "../core/progress.h"
 #include "../core/size.h"
 #include "../core/stats.h"
 #include "../core/timer.h"
 #include "../core/watchdog.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,9 +110,67 @@ struct point {
 	struct stats st;
 	unsigned long long wrong;     /* summed over ranks */
 	int slowest_rank;
+	int warmup, iters, reps;      /* the counts actually run (the time budget) */
 	int failed;                   /* a call failed on some rank */
 	char error[200];              /* rank 0's view of the failure */
 };
+
+/*
+ * The counts of one point within o->time_per_size (see the top of the file):
+ * runs the warm-up and fills p->warmup, p->iters and p->reps, the same on
+ * every rank (collective). Without a budget they are -w, -n and -r. Returns
+ * nonzero when an operation failed here.
+ */
+static int warmup_and_budget(struct cc_run *run, struct coll_args *a,
+			     const struct backend *be, struct point *p)
+{
+	const struct cc_options *o = run->opt;
+	double budget = o->time_per_size, t0, first, op_s, left;
+	int err = 0, min_reps = o->reps < SWEEP_MIN_REPS ? o->reps : SWEEP_MIN_REPS;
+	long fit;
+
+	p->warmup = o->warmup;
+	p->iters = o->iters;
+	p->reps = o->reps;
+	if (budget <= 0) {
+		for (int w = 0; w < o->warmup && !err; w++)
+			err = be->start(a) || be->wait();
+		return err;
+	}
+	/* the first warm-up operation (at least one runs) times the operation */
+	t0 = timer_now();
+	err = be->start(a) || be->wait();
+	first = timer_now() - t0;
+	MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MAX, run->mpi->world);
+	op_s = first > 1e-9 ? first : 1e-9;
+	fit = (long)(0.2 * budget / op_s);
+	p->warmup = o->warmup < 1 ? 1 : fit < 1 ? 1 : fit < o->warmup ? (int)fit : o->warmup;
+	/* the first one carries connection set-up: the others time the operation better */
+	t0 = timer_now();
+	for (int w = 1; w < p->warmup && !err; w++)
+		err = be->start(a) || be->wait();
+	if (p->warmup > 1) {
+		op_s = (timer_now() - t0) / (p->warmup - 1);
+		MPI_Allreduce(MPI_IN_PLACE, &op_s, 1, MPI_DOUBLE, MPI_MAX, run->mpi->world);
+		if (op_s <= 0)
+			op_s = 1e-9;
+	}
+	/* what is left after the warm-up and the data check, for the timed ones */
+	/* from the slowest rank's times only: every rank computes the same counts */
+	left = budget - first - (p->warmup - 1) * op_s - o->check_iters * op_s;
+	fit = (long)(left / op_s);
+	if ((double)p->iters * p->reps > (double)fit) {
+		long iters = fit / p->reps;
+
+		if (iters >= 1) {
+			p->iters = (int)iters;
+		} else {
+			p->iters = 1;
+			p->reps = fit > min_reps ? (int)fit : min_reps;
+		}
+	}
+	return err;
+}
 
 static int measure(struct cc_run *run, const struct coll *coll, const struct backend *be,
 		   struct bufs *b, struct coll_args *a, struct point *p)
@@ -119,18 +188,16 @@ static int measure(struct cc_run *run, const struct coll *coll, const struct bac
 	/* the input is the check pattern from the start: real data, pages touched */
 	coll->fill(b->host_send, &p->c, a->dtype, a->op, mpi->rank, mpi->size, a->root);
 	err = be->to_buffer(b->send, b->host_send, p->c.send * elt);
-	/* warm-up: connections, caches and clocks settle; not counted */
-	for (int w = 0; w < o->warmup && !err; w++)
-		err = be->start(a) || be->wait();
-	for (int r = 0; r < o->reps && !err; r++) {
+	err = err || warmup_and_budget(run, a, be, p);
+	for (int r = 0; r < p->reps && !err; r++) {
 		double t0;
 
 		MPI_Barrier(mpi->world);
 		t0 = timer_now();
-		for (int i = 0; i < o->iters && !err; i++)
+		for (int i = 0; i < p->iters && !err; i++)
 			err = be->start(a);
 		err = err || be->wait();
-		local[r] = (timer_now() - t0) / o->iters;
+		local[r] = (timer_now() - t0) / p->iters;
 		mine.v += local[r];
 	}
 	/* data check on separate iterations, untimed */
@@ -151,12 +218,12 @@ static int measure(struct cc_run *run, const struct coll *coll, const struct bac
 	MPI_Allreduce(&err, &anyerr, 1, MPI_INT, MPI_MAX, mpi->world);
 	p->failed = anyerr;
 	if (!anyerr) {
-		MPI_Reduce(local, p->times, o->reps, MPI_DOUBLE, MPI_MAX, 0, mpi->world);
+		MPI_Reduce(local, p->times, p->reps, MPI_DOUBLE, MPI_MAX, 0, mpi->world);
 		MPI_Reduce(&mine, &slow, 1, MPI_DOUBLE_INT, MPI_MAXLOC, 0, mpi->world);
 		MPI_Reduce(&wrong, &p->wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, mpi->world);
 		p->slowest_rank = slow.r;
 		if (mpi->rank == 0)
-			stats_compute(p->times, (size_t)o->reps, &p->st);
+			stats_compute(p->times, (size_t)p->reps, &p->st);
 	} else if (mpi->rank == 0 && !err) {
 		snprintf(p->error, sizeof(p->error), "a collective call failed on another rank");
 	}
@@ -171,6 +238,10 @@ static void print_header(struct cc_run *run, const struct coll *coll, const stru
 	printf("# %s: backend %s (%s memory), %d ranks on %d host(s); %d iters x %d reps, "
 	       "%d warm-up, %d check\n", coll->name, be->name, be->memory, run->mpi->size,
 	       run->mpi->nnodes, o->iters, o->reps, o->warmup, o->check_iters);
+	if (o->time_per_size > 0)
+		printf("# time per size: %g s; large sizes run fewer iters and reps to fit "
+		       "(at least %d reps, 1 warm-up; the records carry the counts run)\n",
+		       o->time_per_size, SWEEP_MIN_REPS);
 	printf("# time: slowest rank, median of reps; GB/s = 1e9 bytes/s\n");
 	printf("#%12s %12s %7s %6s %5s %11s %11s %11s %9s %9s %7s\n", "size", "count", "type",
 	       "redop", "root", "time", "min", "p99", "algbw", "busbw", "#wrong");
@@ -204,8 +275,8 @@ static void report(struct cc_run *run, const struct coll *coll, const struct bac
 			"memory", be->memory, "dtype", dtype_name(a->dtype),
 			"op", coll->reduces ? redop_name(a->op) : "none",
 			"bytes", (json_int_t)p->c.bytes, "count", (json_int_t)p->c.param,
-			"ranks", mpi->size, "nodes", mpi->nnodes, "iters", o->iters,
-			"warmup", o->warmup, "reps", o->reps, "check_iters", o->check_iters);
+			"ranks", mpi->size, "nodes", mpi->nnodes, "iters", p->iters,
+			"warmup", p->warmup, "reps", p->reps, "check_iters", o->check_iters);
 	json_object_set_new(rec, "root", coll->rooted ? json_integer(a->root) : json_null());
 	json_object_set_new(rec, "time_us", run_stats_json(&p->st, 1e6));
 	json_object_set_new(rec, "algbw_GBps", json_real(algbw));
@@ -308,6 +379,7 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 	size_t best_size = 0;
 	double fx[SWEEP_MAX_SIZES], ft[SWEEP_MAX_SIZES];  /* rank 0: bytes, median s */
 	size_t nfit = 0, i = 0;
+	char series[96], sz[32];
 
 	max_counts(o, coll, sizes, nsizes, elt, mpi->size, &send_bytes, &recv_bytes);
 	ok = bufs_alloc(be, &b, send_bytes, recv_bytes) == 0;
@@ -323,6 +395,9 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 		rc = CC_EXIT_RUNTIME;
 		goto out;
 	}
+	snprintf(series, sizeof(series), "%s %s %s", coll->name, dtype_name(t),
+		 coll->reduces ? redop_name(op) : "none");
+	progress_begin(mpi->rank, o->quiet, series, (int)nsizes);
 	for (i = 0; i < nsizes; i++) {
 		struct coll_args a = { .id = coll->id, .send = b.send, .recv = b.recv,
 				       .dtype = t, .op = op, .root = o->root };
@@ -360,6 +435,7 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 		if (mpi->rank == 0) {
 			double bus;
 
+			progress_clear();  /* the table row, then the progress line again */
 			report(run, coll, be, &a, &p);
 			fx[nfit] = (double)p.c.bytes;
 			ft[nfit++] = p.st.median;
@@ -370,8 +446,10 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 			}
 			if (p.wrong)
 				rc = CC_EXIT_FAIL;
+			progress_step((int)i + 1, size_format(p.c.bytes, sz, sizeof(sz)));
 		}
 	}
+	progress_end();
 	if (mpi->rank == 0 && !o->quiet && best_size) {
 		char sz[32];
 
@@ -405,6 +483,38 @@ int sweep_backend_start(const struct backend *be, const struct mpictx *mpi, char
 	if (rc == 0)
 		be->fini();  /* it started here but not everywhere */
 	return worst;
+}
+
+double sweep_estimate(const struct cc_options *o, const struct coll *coll, int nodes,
+		      size_t *nsizes)
+{
+	enum cc_dtype types[CC_NDTYPES];
+	enum cc_redop ops[CC_NOPS];
+	int ntypes = 1, nops = 1, ranks = nodes * o->plan_rpn;
+	size_t sizes[SWEEP_MAX_SIZES], n = sweep_sizes(o, sizes, SWEEP_MAX_SIZES);
+	/* busbw per rank: the node's rate shared by its ranks; unknown: 10 GB/s */
+	double bw = o->plan_gbps > 0 ? o->plan_gbps / 8 / o->plan_rpn * 1e9 : 10e9;
+	double alpha = 30e-6 * (1 + log2(ranks > 1 ? ranks : 1)), factor = coll->bus_factor(ranks);
+	double count = o->warmup + (double)o->iters * o->reps + o->check_iters;
+	double floor_ops = 1 + (o->reps < SWEEP_MIN_REPS ? o->reps : SWEEP_MIN_REPS) + o->check_iters;
+	double t = 0;
+	char err[160];
+
+	if (sweep_parse_lists(o, types, &ntypes, ops, &nops, err, sizeof(err)))
+		ntypes = nops = 1;
+	if (!coll->reduces)
+		nops = 1;
+	for (size_t i = 0; i < n; i++) {
+		double op = alpha + (double)sizes[i] * (factor > 0 ? factor : 1) / bw, s = count * op;
+
+		if (o->time_per_size > 0 && s > o->time_per_size)
+			s = o->time_per_size > floor_ops * op ? o->time_per_size : floor_ops * op;
+		t += s + 2e-3;  /* the barriers and reductions of each size */
+	}
+	if (nsizes)
+		*nsizes = n;
+	/* a backend start: communicators, connections (NCCL's take seconds) */
+	return t * ntypes * nops + (strcmp(o->backend, "nccl") ? 0.5 : 3.0);
 }
 
 int sweep_run(struct cc_run *run, const struct coll *coll, const struct backend *be)

@@ -7,6 +7,8 @@
 #include "coll.h"
 
 #define SWEEP_MAX_SIZES 4096
+/* the fewest repetitions --time-per-size leaves a size (-r below it is kept) */
+#define SWEEP_MIN_REPS 3
 
 /*
  * Parses the -d and --op lists. Returns 0, or -1 with a one-line message.
@@ -30,5 +32,15 @@ int sweep_backend_start(const struct backend *be, const struct mpictx *mpi, char
  * call, recorded) or CC_EXIT_RUNTIME (out of memory).
  */
 int sweep_run(struct cc_run *run, const struct coll *coll, const struct backend *be);
+
+/*
+ * ccprobe --plan: about how many seconds the sweep of coll takes on nodes
+ * nodes of o->plan_rpn ranks at o->plan_gbps per node (a Hockney model with
+ * nominal start-up, under --time-per-size), the backend start included;
+ * under --scale the sum over the node counts of scale_steps. A model for
+ * plans, not a measurement. nsizes (may be NULL) gets the sizes per series.
+ */
+double sweep_estimate(const struct cc_options *o, const struct coll *coll, int nodes,
+		      size_t *nsizes);
 
 #endif

@@ -20,6 +20,7 @@ void options_defaults(struct cc_options *o)
 	o->reps = 10;
 	o->check_iters = 1;
 	o->timeout_s = 300.0;
+	o->time_per_size = 2.0;
 	o->backend = "mpi";
 	o->dtypes = "float";
 	o->ops = "sum";
@@ -108,6 +109,8 @@ static const struct option base_longopts[] = {
 	{ "root", required_argument, NULL, 'R' },
 	{ "timeout", required_argument, NULL, 'T' },
 	{ "scale", no_argument, NULL, 'S' },
+	{ "time-per-size", required_argument, NULL, 'P' },
+	{ "plan", required_argument, NULL, 'A' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "list", no_argument, NULL, 'L' },
@@ -206,6 +209,19 @@ int options_parse(struct cc_options *o, int argc, char **argv,
 				rc = options_fail(err, errlen, "invalid timeout '%s' for --timeout (seconds, 0 = none)", optarg);
 			break;
 		case 'S': o->scale = 1; break;
+		case 'A':
+			o->plan_rpn = 1;
+			o->plan_gbps = 0;
+			if (sscanf(optarg, "%d:%d:%lf", &o->plan_nodes, &o->plan_rpn, &o->plan_gbps) < 1 ||
+			    o->plan_nodes < 1 || o->plan_nodes > 1000000 || o->plan_rpn < 1 ||
+			    o->plan_rpn > 1024 || !(o->plan_gbps >= 0) ||
+			    strspn(optarg, "0123456789.:eE+") != strlen(optarg))
+				rc = options_fail(err, errlen, "invalid plan '%s' for --plan (NODES[:RANKS_PER_NODE[:GBPS]])", optarg);
+			break;
+		case 'P':
+			if (parse_double(optarg, 0.0, 1e6, &o->time_per_size))
+				rc = options_fail(err, errlen, "invalid time '%s' for --time-per-size (seconds, 0 = no limit)", optarg);
+			break;
 		case 'v': o->verbose++; break;
 		case 'q': o->quiet = 1; break;
 		case 'L': o->list = 1; break;
@@ -262,6 +278,9 @@ void options_usage(FILE *f, const struct cc_param *const *params)
 		"  -w, --warmup_iters N    untimed warm-up iterations per size [5]\n"
 		"  -r, --reps N            repetitions per size; each gives one timing sample [10]\n"
 		"  -c, --check N           data-check iterations per size, not timed [1]\n"
+		"      --time-per-size SEC about how long one size may take: at large sizes -w, -n\n"
+		"                          and then -r shrink to fit (at least 3 reps, 1 warm-up and\n"
+		"                          the check); records carry the counts run; 0 = off [2]\n"
 		"  -B, --backend NAME      collective backend: mpi (host memory), nccl (GPU memory) [mpi]\n"
 		"  -d, --datatype LIST     float, double, int32, comma separated [float]\n"
 		"      --op LIST           sum, prod, min, max, comma separated [sum]\n"
@@ -275,6 +294,9 @@ void options_usage(FILE *f, const struct cc_param *const *params)
 		"  -v, --verbose           more log lines on stderr (repeat for debug)\n"
 		"  -q, --quiet             no table on stdout\n"
 		"      --list              list collectives, backends and probes\n"
+		"      --plan N[:R[:G]]    print, per NAME, its ccdiag phase and the estimated\n"
+		"                          seconds on N nodes of R ranks with G Gb/s per node\n"
+		"                          under these options, and exit (no MPI; docs/ccdiag.md)\n"
 		"      --help, --version\n");
 	if (params && params[0]) {
 		fprintf(f, "Probe options:\n");

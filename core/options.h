@@ -38,6 +38,7 @@ struct cc_options {
 	int reps;                /* -r: repetitions, each one timing sample */
 	int check_iters;         /* -c: separate data-check iterations */
 	double timeout_s;        /* --timeout: deadline of one measurement, 0 = none */
+	double time_per_size;    /* --time-per-size: seconds one sweep size may take, 0 = no limit */
 	const char *out_path;    /* -o */
 	const char *backend;     /* -B: collective backend */
 	const char *dtypes;      /* -d: comma list */
@@ -47,6 +48,9 @@ struct cc_options {
 	int verbose;             /* -v, repeatable */
 	int quiet;               /* -q: no table on stdout */
 	int list, help, version; /* actions */
+	int plan_nodes;          /* --plan N[:RPN[:GBPS]]: print estimates for N nodes; 0 = run */
+	int plan_rpn;            /* ranks per node of the plan [1] */
+	double plan_gbps;        /* each node's network rate in Gb/s; 0 = unknown */
 	char **names;            /* collectives or probes to run, in order */
 	int nnames;
 	int argc;                /* the original command line, for the run header */

@@ -14,6 +14,7 @@ struct cc_run {
 	struct mpictx *mpi;
 	struct results *res;     /* rank 0 only; NULL on the other ranks */
 	double t_start;          /* timer_now() at the start of the run */
+	const char *run_id;      /* the header's run_id (16 hex digits), the same on every rank */
 	int failures;            /* rank 0: failed measurements so far (wrong data, errors) */
 };
 

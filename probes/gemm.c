@@ -58,19 +58,26 @@ static int gemm_check(char *err, size_t len)
 #define SUMMARY "dense matmul TFLOP/s per GPU (cuBLASLt), sustained load with clocks and " \
 		"throttling, cross-GPU result check"
 
-#if !defined(HAVE_CUDA) || !defined(HAVE_CUBLASLT)
-const struct probe probe_gemm = {
-	.name = "gemm",
-	.summary = SUMMARY,
-#ifndef HAVE_CUDA
-	.missing = "built without CUDA",
-#else
-	.missing = "built without cuBLASLt (cublasLt.h not found under CUDA_HOME)",
-#endif
-	.params = gemm_params,
-	.check = gemm_check,
-};
-#else
+/*
+ * Every GPU at once: (warm-up + timed) products per dtype and shape at a
+ * nominal 400 TFLOP/s, the sustained phase, and a few seconds of set-up.
+ */
+static double gemm_estimate(const struct cc_options *o)
+{
+	struct gemm_shape sh[GEMM_MAX_SHAPES];
+	int order[GEMM_NDTYPES], nd, nsh;
+	double flop = 0;
+	char err[200];
+
+	(void)o;
+	nd = gemm_parse_dtypes(p_dtypes, order, err, sizeof(err));
+	nsh = gemm_parse_shapes(p_shapes, sh, GEMM_MAX_SHAPES, err, sizeof(err));
+	for (int i = 0; i < nsh; i++)
+		flop += 2.0 * sh[i].m * sh[i].n * sh[i].k;
+	return (nd > 0 ? nd : 1) * flop * (p_iters + p_warmup) / 400e12 + p_seconds + 5;
+}
+
+#if defined(HAVE_CUDA) && defined(HAVE_CUBLASLT)
 
 #include "../gpu/nvml_health.h"
 #include "../core/log.h"
@@ -905,11 +912,20 @@ static int gemm_run(struct cc_run *run)
 	return failed ? CC_EXIT_FAIL : CC_EXIT_OK;
 }
 
+#endif /* HAVE_CUDA && HAVE_CUBLASLT */
+
 const struct probe probe_gemm = {
 	.name = "gemm",
 	.summary = SUMMARY,
+	.phase = PHASE_NODE,
+	.estimate = gemm_estimate,
 	.params = gemm_params,
 	.check = gemm_check,
+#if !defined(HAVE_CUDA)
+	.missing = "built without CUDA",
+#elif !defined(HAVE_CUBLASLT)
+	.missing = "built without cuBLASLt (cublasLt.h not found under CUDA_HOME)",
+#else
 	.run = gemm_run,
-};
 #endif
+};

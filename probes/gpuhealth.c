@@ -118,16 +118,14 @@ static int health_check(char *err, size_t len)
 #define SUMMARY "GPU health per GPU (NVML): ECC, row remaps, retired pages, clocks, power " \
 		"limit, PCIe replay, NVLink errors, XIDs, usable memory; before and after"
 
-#ifndef HAVE_CUDA
-const struct probe probe_gpuhealth = {
-	.name = "gpuhealth",
-	.summary = SUMMARY,
-	.missing = "built without CUDA",
-	.params = health_params,
-	.check = health_check,
-	.around = 1,
-};
-#else
+/* NVML reads and a kernel-log scan: seconds, before and after the others */
+static double health_estimate(const struct cc_options *o)
+{
+	(void)o;
+	return 4;
+}
+
+#ifdef HAVE_CUDA
 
 #include "../gpu/nvml_health.h"
 #include "../core/watchdog.h"
@@ -324,12 +322,19 @@ static int health_run(struct cc_run *run)
 	return CC_EXIT_OK;
 }
 
+#endif /* HAVE_CUDA */
+
 const struct probe probe_gpuhealth = {
 	.name = "gpuhealth",
 	.summary = SUMMARY,
+	.phase = PHASE_NODE,
+	.estimate = health_estimate,
 	.params = health_params,
 	.check = health_check,
-	.run = health_run,
 	.around = 1,
-};
+#ifdef HAVE_CUDA
+	.run = health_run,
+#else
+	.missing = "built without CUDA",
 #endif
+};

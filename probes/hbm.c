@@ -8,14 +8,21 @@
 #include "../gpu/gpu.h"
 #include "probe.h"
 
+#define HBM_MIN ((size_t)256 << 20)   /* default sizes when neither -b nor -e is given */
+#define HBM_MAX ((size_t)1 << 30)
+
+/* every GPU at once: the sweep of copies (read + write) at a nominal 2500 GB/s */
+static double hbm_estimate(const struct cc_options *o)
+{
+	return probe_sweep_seconds(o, HBM_MIN, HBM_MAX, 2500, 2) + 2;
+}
+
 #ifdef HAVE_CUDA
 
 #include "../core/watchdog.h"
 
 #include <stdlib.h>
 
-#define HBM_MIN ((size_t)256 << 20)   /* default sizes when neither -b nor -e is given */
-#define HBM_MAX ((size_t)1 << 30)
 #define HBM_MAX_SIZES 64
 
 struct hbm {
@@ -157,6 +164,8 @@ static int hbm_run(struct cc_run *run)
 
 const struct probe probe_hbm = {
 	.name = "hbm",
+	.phase = PHASE_NODE,
+	.estimate = hbm_estimate,
 	.summary = "device-memory copy bandwidth per GPU (read + write counted)",
 #ifdef HAVE_CUDA
 	.check = gpu_check_params,

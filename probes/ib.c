@@ -43,6 +43,24 @@ static int p_tclass;
 static int p_qp_timeout = 14;
 static int p_retry = 7;
 
+/*
+ * Per round (N-1 rounds of the tournament, rails at once): three bandwidth
+ * tests of --ib-warmup + --ib-iters x --ib-reps WRITEs of --ib-size at the
+ * node's rate per rail, and --ib-lat-iters round trips (~3 us) per latency size.
+ */
+static double ib_estimate(const struct cc_options *o)
+{
+	int n = o->plan_nodes, rounds = n % 2 ? n : n - 1, nlat = 1;
+	double gbps = o->plan_gbps > 0 ? o->plan_gbps / o->plan_rpn : 400;
+	double per = (p_warmup + (double)p_iters * p_reps) * p_size * 8.0 / (gbps * 1e9);
+
+	for (const char *c = p_lat_sizes; *c; c++)
+		nlat += *c == ',';
+	if (n < 2)
+		rounds = 1;  /* loopback on one node */
+	return rounds * (3 * per + nlat * (p_lat_iters + p_lat_warmup) * 3e-6 + 0.5);
+}
+
 static const struct cc_param ib_params[] = {
 	{ "ib-size", CC_PARAM_SIZE, &p_size, "RDMA WRITE size of the bandwidth tests [8M]" },
 	{ "ib-depth", CC_PARAM_INT, &p_depth, "WRITEs in flight (queue depth) [32]" },
@@ -1687,6 +1705,8 @@ const struct probe probe_ib = {
 	.name = "ib",
 	.summary = "RDMA WRITE bandwidth and latency per HCA rail, port counters, GPUDirect RDMA",
 	.params = ib_params,
+	.phase = PHASE_PAIRS,
+	.estimate = ib_estimate,
 	.check = check_params,
 #ifdef HAVE_VERBS
 	.run = ib_run,

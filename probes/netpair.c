@@ -1154,10 +1154,33 @@ out:
 	return rc;
 }
 
+/*
+ * Per pair: a latency step (--pair-iters round trips, ~30 us each on TCP)
+ * and three bandwidth steps (each way, both ways) of --pair-time or at least
+ * one window of messages; rounds of N/2 pairs at once, or --pair-concurrency
+ * pairs at once. Retests of suspects are not counted: healthy hardware.
+ */
+static double netpair_estimate(const struct cc_options *o)
+{
+	int n = o->plan_nodes, pairs = n * (n - 1) / 2, rounds = n % 2 ? n : n - 1;
+	double gbps = o->plan_gbps > 0 ? o->plan_gbps : 100, msg = p_bw_size * 8.0 / (gbps * 1e9);
+	double bw = p_time > msg ? p_time : msg, step = 3 * (bw + p_warmup * msg) + p_iters * 30e-6;
+	int at_once = p_concurrency ? p_concurrency : n / 2;
+
+	if (n < 2)
+		return 0;
+	if (at_once < 1)
+		at_once = 1;
+	/* a round holds at most N/2 pairs; with a cap, pairs / cap steps */
+	return (p_concurrency ? (double)(pairs + at_once - 1) / at_once : rounds) * (step + 0.02);
+}
+
 const struct probe probe_netpair = {
 	.name = "netpair",
 	.summary = "node-to-node bandwidth and latency (MPI point-to-point), names the bad node or link",
 	.params = netpair_params,
+	.phase = PHASE_PAIRS,
+	.estimate = netpair_estimate,
 	.check = check_params,
 	.run = netpair_run,
 };

@@ -10,6 +10,19 @@
 #include "../gpu/gpu.h"
 #include "probe.h"
 
+#define NVL_SIZE ((size_t)256 << 20)  /* default copy size when neither -b nor -e is given */
+
+/*
+ * Every ordered pair of a host's GPUs one at a time (hosts at once): one way
+ * and both ways at a nominal 350 GB/s, and a latency ping-pong per pair.
+ */
+static double nvlink_estimate(const struct cc_options *o)
+{
+	int pairs = o->plan_rpn * (o->plan_rpn - 1);
+
+	return pairs * (3 * probe_sweep_seconds(o, NVL_SIZE, NVL_SIZE, 350, 1) + 0.05) + 2;
+}
+
 #ifdef HAVE_CUDA
 
 #include "../core/stats.h"
@@ -19,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NVL_SIZE ((size_t)256 << 20)  /* default copy size when neither -b nor -e is given */
 #define NVL_LAT_BYTES 4
 #define NVL_MAX_SIZES 64
 
@@ -349,6 +361,8 @@ static int nvlink_run(struct cc_run *run)
 
 const struct probe probe_nvlink = {
 	.name = "nvlink",
+	.phase = PHASE_NODE,
+	.estimate = nvlink_estimate,
 	.summary = "GPU-to-GPU copy bandwidth and latency matrix of each host (P2P)",
 #ifdef HAVE_CUDA
 	.check = gpu_check_params,

@@ -12,6 +12,18 @@
 #include "../gpu/gpu.h"
 #include "probe.h"
 
+#define PCIE_MIN ((size_t)64 << 10)   /* default sweep when neither -b nor -e is given */
+#define PCIE_MAX ((size_t)256 << 20)
+
+/*
+ * The GPUs of a host one at a time (hosts at once): h2d, d2h and bidir over
+ * the sweep at a nominal 50 GB/s (PCIe Gen5 x16), then all GPUs at once.
+ */
+static double pcie_estimate(const struct cc_options *o)
+{
+	return o->plan_rpn * 4 * probe_sweep_seconds(o, PCIE_MIN, PCIE_MAX, 50, 1) + 2;
+}
+
 #ifdef HAVE_CUDA
 
 #include "../core/stats.h"
@@ -25,8 +37,6 @@
 #define LOAD_READS 200    /* at most this many readings while they run, LOAD_NAP_US apart */
 #define LOAD_NAP_US 100
 
-#define PCIE_MIN ((size_t)64 << 10)   /* default sweep when neither -b nor -e is given */
-#define PCIE_MAX ((size_t)256 << 20)
 #define PCIE_MAX_SIZES 64
 
 enum pcie_test { T_H2D, T_D2H, T_BIDIR };
@@ -421,6 +431,8 @@ static int pcie_run(struct cc_run *run)
 
 const struct probe probe_pcie = {
 	.name = "pcie",
+	.phase = PHASE_NODE,
+	.estimate = pcie_estimate,
 	.summary = "host<->device copy bandwidth per GPU and all GPUs at once, vs the PCIe link rate",
 	.params = gpu_params,
 #ifdef HAVE_CUDA

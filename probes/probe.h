@@ -5,6 +5,23 @@
 #include "../core/run.h"
 
 /*
+ * ccdiag's phases, in the order they run (docs/ccdiag.md): each probe says
+ * which it belongs to in its table entry; every collective is PHASE_COLLECTIVES.
+ */
+enum probe_phase { PHASE_NODE, PHASE_PAIRS, PHASE_COLLECTIVES, PHASE_STORAGE, PHASE_N };
+
+/* "node", "pairs", "collectives", "storage" */
+const char *probe_phase_name(int phase);
+
+/*
+ * Seconds of a sweep of the GPU probes' kind: for each size of -b..-e (or
+ * min..max when no size is given), -w + -n x -r operations of copies x bytes
+ * at GBps plus a per-operation start-up. A model for plans, not a measurement.
+ */
+double probe_sweep_seconds(const struct cc_options *o, size_t min, size_t max, double GBps,
+			   int copies);
+
+/*
  * A probe measures one part of the cluster (a link, a device, the network
  * between nodes). Each lives in its own file and exports one descriptor,
  * listed in probes/registry.c.
@@ -14,6 +31,13 @@ struct probe {
 	const char *summary;             /* one line for --list */
 	const char *missing;             /* non-NULL: not built in, and why */
 	const struct cc_param *params;   /* its options, {NULL}-terminated; may be NULL */
+	int phase;                       /* enum probe_phase: when ccdiag runs it */
+	/*
+	 * ccprobe --plan: about how many seconds it takes on o->plan_nodes
+	 * nodes of o->plan_rpn ranks under the current options, on healthy
+	 * hardware (a model from its options and nominal rates). May be NULL: 0.
+	 */
+	double (*estimate)(const struct cc_options *o);
 	/*
 	 * Validates its options before MPI starts, so a bad value is a usage
 	 * error (exit 2). Returns 0, or -1 with a one-line message. May be NULL.

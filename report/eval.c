@@ -246,6 +246,10 @@ static const char *element_of(const struct criterion *c, const struct rv *r, con
 		scope = "link";
 		*host = rv_str(r, "src");
 	}
+	/* a record of a whole node or the whole job (storage) is an element of that scope only */
+	if (scope && (!strcmp(scope, "node") || !strcmp(scope, "cluster")) &&
+	    strcmp(scope, rpt_scope_name(c->scope)))
+		return NULL;
 	switch (c->scope) {
 	case SC_CLUSTER:
 		*host = NULL;
@@ -581,6 +585,8 @@ int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 		rc = note_netpair(e, r);
 	else if (streq(k.kind, "probe") && (streq(k.name, "gemm") || streq(k.name, "gpuhealth")))
 		rc = compute_note(e, r);
+	else if (streq(k.kind, "probe") && streq(k.name, "storage"))
+		rc = ckpt_note(e, r);
 	if (streq(k.kind, "probe"))
 		note_pair(e, r, &k);
 	for (int i = 0; !rc && i < e->ncs; i++)
@@ -1330,6 +1336,8 @@ void eval_free(struct eval *e)
 	json_decref(e->scaling);
 	json_decref(e->estimate);
 	json_decref(e->compute);
+	json_decref(e->storage_write);
+	json_decref(e->checkpoint);
 	free(e->np);
 	memset(e, 0, sizeof(*e));
 }

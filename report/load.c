@@ -142,7 +142,9 @@ static int read_stream(FILE *f, const char *name, struct input_info *in,
 			const char *st = json_string_value(json_object_get(rec, "status"));
 
 			ended = 1;
-			if (!st || (strcmp(st, "complete") && strcmp(st, "timeout") && strcmp(st, "interrupted")))
+			/* not_run: a phase ccdiag recorded without running it (docs/ccdiag.md) */
+			if (!st || (strcmp(st, "complete") && strcmp(st, "timeout") && strcmp(st, "interrupted") &&
+				    strcmp(st, "not_run")))
 				snprintf(err, len, "%s:%ld: end record with unknown status", name, line);
 			else
 				snprintf(in->end, sizeof(in->end), "%s", st);

@@ -6,6 +6,9 @@
  */
 #include "report.h"
 #include "render.h"
+#include "compare.h"
+#include "history.h"
+#include "prom.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -16,9 +19,11 @@
 
 struct args {
 	const char *profile, *outdir, *baseline, *gnuplot;
+	const char *prom, *history, *cluster;   /* --prom FILE, --history DB, --cluster NAME */
 	double tolerance;        /* baseline; < 0 = the profile's */
 	double outlier_tol;      /* < 0 = the profile's */
 	int charts, render, quiet, max_problems;
+	int needs;               /* --needs: print what the profile judges, read no results */
 	char **inputs;
 	int ninputs;
 	char **workload;         /* --workload KEY=VALUE, in order */
@@ -29,6 +34,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: ccreport -p PROFILE [options] RESULTS...\n"
+"       ccreport compare [options] NAME=RUN ...   (ccreport compare --help, docs/compare.md)\n"
+"       ccreport history DB [options]             (ccreport history --help, docs/history.md)\n"
 "\n"
 "Judges ccprobe results (files, or folders of *.jsonl) against an acceptance\n"
 "profile and writes summary.json, report.md, index.html and junit.xml.\n"
@@ -51,24 +58,37 @@ static void usage(FILE *f)
 "                            zero1|zero2|zero3), ga_steps, layers, act_bytes,\n"
 "                            tokens_per_step, total_tokens, peak_tflops, mfu,\n"
 "                            price_per_gpu_hour, bucket_bytes, overlap, backend,\n"
-"                            dtype (docs/estimate.md). The estimate is a model,\n"
+"                            dtype, compute_dtype, matmul_efficiency, weight_bytes,\n"
+"                            optimizer_bytes, checkpoint_bytes, checkpoint_every\n"
+"                            (docs/estimate.md). The estimate is a model,\n"
 "                            labelled so, never a measurement\n"
+"      --prom FILE           also write the run as a Prometheus textfile-collector\n"
+"                            exposition (ccdiag_* metrics; written then renamed)\n"
+"      --history DB          append the run to the SQLite history DB (ccreport\n"
+"                            history DB shows it over time; docs/history.md)\n"
+"      --cluster NAME        the cluster's name in the history (default: its first host)\n"
 "      --no-charts           tables only, no gnuplot\n"
 "      --gnuplot CMD         gnuplot to run (default: gnuplot from PATH)\n"
 "      --no-render           write summary.json only\n"
 "  -n, --problems N          problems listed in the terminal summary (default 10)\n"
 "  -q, --quiet               no terminal summary\n"
+"      --needs               print, as JSON, what the profile's criteria need\n"
+"                            measured (probes, tests, collectives, backends, sizes,\n"
+"                            --scale) and exit; no results are read (ccdiag plans\n"
+"                            from it, docs/ccdiag.md)\n"
 "  -h, --help                this text\n"
 "  -V, --version             version\n"
 "\n"
 "SOURCE_DATE_EPOCH, when set, is the generated_utc time (reproducible output).\n"
+"CCREPORT_BUSY_TIMEOUT_MS: how long --history waits for another writer (default 10000).\n"
 "\n"
 "Exit codes:\n"
 "  0  pass (warnings allowed)\n"
 "  1  a criterion failed, versions differ across hosts, the hardware falls short of the\n"
 "     profile (GPU model or count, NICs at the rate), or a regression against the baseline\n"
-"  2  usage error, or an input or profile that cannot be read (one line: file:line: what)\n"
-"  3  the outputs could not be written\n"
+"  2  usage error, or an input or profile that cannot be read (one line: file:line: what),\n"
+"     or a --history database that is corrupt or of another schema\n"
+"  3  the outputs could not be written (--prom, or a --history database locked)\n"
 "  4  incomplete: a required probe is missing, skipped or not built, or a run did not finish\n");
 }
 
@@ -95,10 +115,14 @@ static int parse_args(struct args *a, int argc, char **argv)
 		{ "outlier-tolerance", required_argument, NULL, 'O' },
 		{ "workload", required_argument, NULL, 'w' },
 		{ "no-charts", no_argument, NULL, 'C' },
+		{ "prom", required_argument, NULL, 'M' },
+		{ "history", required_argument, NULL, 'H' },
+		{ "cluster", required_argument, NULL, 'L' },
 		{ "gnuplot", required_argument, NULL, 'G' },
 		{ "no-render", no_argument, NULL, 'R' },
 		{ "problems", required_argument, NULL, 'n' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "needs", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -120,9 +144,13 @@ static int parse_args(struct args *a, int argc, char **argv)
 		case 'o': a->outdir = optarg; break;
 		case 'b': a->baseline = optarg; break;
 		case 'C': a->charts = 0; break;
+		case 'M': a->prom = optarg; break;
+		case 'H': a->history = optarg; break;
+		case 'L': a->cluster = optarg; break;
 		case 'G': a->gnuplot = optarg; break;
 		case 'R': a->render = 0; break;
 		case 'q': a->quiet = 1; break;
+		case 'N': a->needs = 1; break;
 		case 'w': a->workload[a->nworkload++] = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': printf("ccreport %s\n", RPT_VERSION); exit(0);
@@ -153,7 +181,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 		fprintf(stderr, "ccreport: no profile (-p NAME or -p FILE)\n");
 		return -1;
 	}
-	if (optind == argc) {
+	if (optind == argc && !a->needs) {
 		fprintf(stderr, "ccreport: no results files given\n");
 		return -1;
 	}
@@ -162,44 +190,12 @@ static int parse_args(struct args *a, int argc, char **argv)
 	return 0;
 }
 
-static int mkdirs(const char *path)
-{
-	char buf[4096];
-
-	if (strlen(path) >= sizeof(buf))
-		return -1;
-	strcpy(buf, path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
-}
-
-static time_t report_time(void)
-{
-	const char *s = getenv("SOURCE_DATE_EPOCH");
-	char *end;
-	long long t;
-
-	if (s && *s) {
-		t = strtoll(s, &end, 10);
-		if (!*end && t >= 0)
-			return (time_t)t;
-	}
-	return time(NULL);
-}
-
 static int write_outputs(const struct args *a, json_t *s)
 {
 	struct render_opts ro = { .outdir = a->outdir, .charts = a->charts, .gnuplot = a->gnuplot };
 	char path[4200], err[512];
 
-	if (mkdirs(a->outdir)) {
+	if (render_mkdirs(a->outdir)) {
 		fprintf(stderr, "ccreport: cannot create '%s': %s\n", a->outdir, strerror(errno));
 		return -1;
 	}
@@ -229,6 +225,11 @@ int main(int argc, char **argv)
 	struct args a;
 	int rc;
 
+	/* subcommands: the first word */
+	if (argc > 1 && !strcmp(argv[1], "compare"))
+		return compare_main(argc - 1, argv + 1, argv[0]);
+	if (argc > 1 && !strcmp(argv[1], "history"))
+		return history_main(argc - 1, argv + 1);
 	if (parse_args(&a, argc, argv)) {
 		free(a.workload);
 		fprintf(stderr, "usage: ccreport -p PROFILE [options] RESULTS... (ccreport --help)\n");
@@ -269,6 +270,14 @@ static int report(const struct args *args, const char *argv0)
 		fprintf(stderr, "%s\n", err);
 		goto free_profile;
 	}
+	if (a.needs) {
+		json_t *doc = profile_needs(&p);
+
+		rc = doc && !json_dumpf(doc, stdout, JSON_COMPACT) ? RPT_EXIT_PASS : RPT_EXIT_OUTPUT;
+		printf("\n");
+		json_decref(doc);
+		goto free_profile;
+	}
 	if (a.outlier_tol >= 0)
 		for (int i = 0; i < p.ncrit; i++)
 			if (p.crit[i].outlier_tol >= 0)
@@ -286,13 +295,26 @@ static int report(const struct args *args, const char *argv0)
 	so.profile_path = ppath;
 	so.baseline = a.baseline;
 	so.baseline_tol = a.tolerance >= 0 ? a.tolerance : p.baseline_tol;
-	so.now = report_time();
+	so.now = render_report_time();
 	s = summary_build(&e, &so, err, sizeof(err));
 	if (!s) {
 		fprintf(stderr, "%s\n", err);
 		goto free_eval;
 	}
 	rc = write_outputs(&a, s) ? RPT_EXIT_OUTPUT : (int)json_integer_value(json_object_get(s, "exit_code"));
+	/* after the report: a locked history or a full disk never costs the report itself */
+	if (a.prom && prom_write(s, a.prom, err, sizeof(err))) {
+		fprintf(stderr, "ccreport: %s\n", err);
+		rc = RPT_EXIT_OUTPUT;
+	}
+	if (a.history) {
+		int hrc = history_append(s, a.history, a.cluster, err, sizeof(err));
+
+		if (hrc) {
+			fprintf(stderr, "ccreport: %s\n", err);
+			rc = hrc;
+		}
+	}
 	json_decref(s);
 free_eval:
 	eval_free(&e);

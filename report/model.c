@@ -760,4 +760,5 @@ void model_build(struct eval *e)
 	for (int i = 0; i < e->ncs; i++)
 		if (e->cs[i].c->derived == DERIVED_COMM)
 			judge_comm(&e->cs[i], e->estimate);
+	ckpt_build(e);
 }

@@ -40,7 +40,9 @@ static const struct metric {
 	{ "counter_delta", "count", SUB_NAME, NULL, LOWER },
 	{ "drop_pct", "%", SUB_NONE, NULL, LOWER },          /* gemm sustained: first vs last 10 % */
 	{ "health", "count", SUB_NAME, NULL, LOWER },        /* gpuhealth: ECC, remaps, XIDs, ... */
+	{ "iops", "IOPS", SUB_NONE, NULL, HIGHER },           /* storage: small random reads */
 	{ "lat_us", "us", SUB_STAT, "lat_us", LOWER },
+	{ "ops_per_s", "ops/s", SUB_NONE, "ops_stats", HIGHER }, /* storage: metadata */
 	{ "pct_of_peak", "%", SUB_NONE, "tflops_stats", HIGHER },
 	{ "pct_of_rate", "%", SUB_NONE, "bw_stats_GBps", HIGHER },
 	{ "rate_GBps", "GB/s", SUB_NONE, NULL, HIGHER },
@@ -425,9 +427,12 @@ static int crit_key(struct parse *ps, struct criterion *c, const char *k, const 
 		if (!set_str(ps, &c->metric, k, v))
 			return 0;
 		/* judged from the scaling chart and the estimate (model.c), in % */
-		if (!strcmp(v, "scaling_efficiency") || !strcmp(v, "comm_fraction")) {
-			c->derived = v[0] == 's' ? DERIVED_SCALING : DERIVED_COMM;
+		if (!strcmp(v, "scaling_efficiency") || !strcmp(v, "comm_fraction") ||
+		    !strcmp(v, "checkpoint_stall_fraction")) {
+			c->derived = v[0] == 's' ? DERIVED_SCALING : v[0] == 'c' && v[1] == 'o' ? DERIVED_COMM :
+				     DERIVED_CKPT;
 			c->unit = "%";
+			c->higher = c->derived == DERIVED_SCALING;  /* fractions of time: lower is better */
 			return 1;
 		}
 		const struct metric *m = find_metric(c, e, sizeof(e));
@@ -568,13 +573,15 @@ static int check_criterion(const struct criterion *c, char *err, size_t len)
 
 	if (c->derived == DERIVED_COMM && (c->probe || c->collective))
 		miss = "neither 'probe' nor 'collective' (comm_fraction judges the estimate)";
+	else if (c->derived == DERIVED_CKPT && (c->probe || c->collective))
+		miss = "neither 'probe' nor 'collective' (checkpoint_stall_fraction judges the checkpoint estimate)";
 	else if (c->derived == DERIVED_SCALING && !c->collective)
 		miss = "'collective' (scaling_efficiency judges a collective's --scale records)";
 	else if (c->derived && (c->size != SIZE_PLATEAU || c->min_nodes || c->repeat_best || c->test))
 		miss = "no 'size', 'nodes', 'repeat' or 'test' (the metric defines them)";
 	else if (c->base_nodes && c->derived != DERIVED_SCALING)
 		miss = "metric scaling_efficiency for 'base_nodes'";
-	else if (c->derived != DERIVED_COMM && !c->probe == !c->collective)
+	else if (c->derived != DERIVED_COMM && c->derived != DERIVED_CKPT && !c->probe == !c->collective)
 		miss = "exactly one of 'probe' or 'collective'";
 	else if (c->probe && !c->test)
 		miss = "'test' (a probe's test)";

@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *j_str(const json_t *o, const char *key)
@@ -215,7 +217,7 @@ const char *verdict_word(const char *v)
 }
 
 /* writes one output file through fn; 0, or -1 with err set */
-static int write_file(const char *dir, const char *name, const char *what,
+int render_write_file(const char *dir, const char *name, const char *what,
 		      int (*fn)(FILE *, const json_t *, const struct charts *),
 		      const json_t *s, const struct charts *c, char *err, size_t len)
 {
@@ -246,7 +248,7 @@ static int write_file(const char *dir, const char *name, const char *what,
  * as if they were this one's: every chart-*.svg there goes first (the names
  * are ccreport's own, never a result string).
  */
-static void remove_old_charts(const char *dir)
+void render_remove_old_charts(const char *dir)
 {
 	char path[4096];
 	struct dirent *e;
@@ -280,17 +282,49 @@ int render_all(const json_t *summary, const struct render_opts *o, char *err, si
 		snprintf(err, len, "nothing to render: no summary or no output folder");
 		return -1;
 	}
-	remove_old_charts(o->outdir);
+	render_remove_old_charts(o->outdir);
 	charts_draw(summary, o, &c);
 	for (i = 0; i < c.n; i++)
-		if (write_file(o->outdir, c.v[i].file, c.v[i].svg, NULL, NULL, NULL, err, len))
+		if (render_write_file(o->outdir, c.v[i].file, c.v[i].svg, NULL, NULL, NULL, err, len))
 			goto out;
-	if (write_file(o->outdir, "report.md", NULL, render_md, summary, &c, err, len) ||
-	    write_file(o->outdir, "index.html", NULL, render_html, summary, &c, err, len) ||
-	    write_file(o->outdir, "junit.xml", NULL, junit_fn, summary, &c, err, len))
+	if (render_write_file(o->outdir, "report.md", NULL, render_md, summary, &c, err, len) ||
+	    render_write_file(o->outdir, "index.html", NULL, render_html, summary, &c, err, len) ||
+	    render_write_file(o->outdir, "junit.xml", NULL, junit_fn, summary, &c, err, len))
 		goto out;
 	rc = 0;
 out:
 	charts_free(&c);
 	return rc;
+}
+
+int render_mkdirs(const char *path)
+{
+	char buf[4096];
+
+	if (strlen(path) >= sizeof(buf))
+		return -1;
+	strcpy(buf, path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+time_t render_report_time(void)
+{
+	const char *s = getenv("SOURCE_DATE_EPOCH");
+	char *end;
+	long long t;
+
+	if (s && *s) {
+		t = strtoll(s, &end, 10);
+		if (!*end && t >= 0)
+			return (time_t)t;
+	}
+	return time(NULL);
 }

@@ -3,6 +3,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <time.h>
 
 /*
  * The renderers of ccreport. They read only the summary document (the
@@ -24,5 +25,10 @@ struct render_opts {
  * in err when an output file cannot be written. docs/rendering.md.
  */
 int render_all(const json_t *summary, const struct render_opts *o, char *err, size_t len);
+
+/* mkdir -p; 0, or -1 with errno */
+int render_mkdirs(const char *path);
+/* now, or SOURCE_DATE_EPOCH when set (reproducible output) */
+time_t render_report_time(void);
 
 #endif

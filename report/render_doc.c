@@ -464,6 +464,37 @@ static void estimate(FILE *f, const struct markup *m, const json_t *s)
 	fputs(m->box_close, f);
 }
 
+/* the checkpoint model (report/model_ckpt.c), beside the estimate and as plainly a model */
+static void checkpoint(FILE *f, const struct markup *m, const json_t *s)
+{
+	static const char *const in_heads[] = { "input", "value", "source" };
+	static const char *const out_heads[] = { "name", "value" };
+	const json_t *e = json_object_get(s, "checkpoint");
+
+	if (!json_is_object(e))
+		return;
+	m->heading(f, 2, "checkpoint", "Checkpoints (a model, not a measurement)");
+	fputs(m->box_open, f);
+	m->p_open(f, NULL);
+	fputs(m->b_open, f);
+	E(f, m, "%s", *j_str(e, "label") ? j_str(e, "label") : "model, not a measurement");
+	fputs(m->b_close, f);
+	fputs(".", f);
+	if (json_is_false(json_object_get(e, "made"))) {
+		fputs(" Not made: ", f);
+		E(f, m, "%s", j_str(e, "reason"));
+		fputs(".", f);
+	}
+	fputs(m->p_close, f);
+	if (json_is_object(json_object_get(e, "inputs")))
+		kv_table(f, m, json_object_get(e, "inputs"), json_object_get(e, "sources"), in_heads, 3);
+	if (json_is_object(json_object_get(e, "outputs"))) {
+		para(f, m, "Outputs of the model:");
+		kv_table(f, m, json_object_get(e, "outputs"), NULL, out_heads, 2);
+	}
+	fputs(m->box_close, f);
+}
+
 static void inputs(FILE *f, const struct markup *m, const json_t *s)
 {
 	static const char *const keys[] = { "path", "run_id", "start_utc", "records", "end",
@@ -531,6 +562,7 @@ void render_doc(FILE *f, const struct markup *m, const json_t *s, const struct c
 	baseline(f, m, s);
 	charts(f, m, c);
 	estimate(f, m, s);
+	checkpoint(f, m, s);
 	inputs(f, m, s);
 	profile(f, m, s);
 }

@@ -43,15 +43,23 @@ static const char *vclass(const char *v)
 	return "unknown";
 }
 
-static void head(FILE *f, const json_t *s)
+void html_page_open(FILE *f, const char *title)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 	      "style-src 'unsafe-inline'; img-src data:\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", f);
-	H(f, "Cluster acceptance: %s (%s)", verdict_word(j_str(s, "verdict")),
-	  j_str(json_object_get(s, "profile"), "name"));
+	H(f, "%s", title);
 	fprintf(f, "</title>\n<style>\n%s</style>\n</head>\n<body>\n", css);
+}
+
+static void head(FILE *f, const json_t *s)
+{
+	char title[600];
+
+	snprintf(title, sizeof(title), "Cluster acceptance: %s (%s)", verdict_word(j_str(s, "verdict")),
+		 j_str(json_object_get(s, "profile"), "name"));
+	html_page_open(f, title);
 }
 
 static void html_header(FILE *f, const json_t *s, size_t n, const int count[4])
@@ -174,6 +182,11 @@ static const struct markup html = {
 	.dd_close = "</td></tr>\n", .dl_close = "</table>\n",
 	.chart = html_chart,
 };
+
+const struct markup *markup_html(void)
+{
+	return &html;
+}
 
 int render_html(FILE *f, const json_t *s, const struct charts *c)
 {

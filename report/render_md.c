@@ -109,6 +109,11 @@ static const struct markup md = {
 	.chart = md_chart,
 };
 
+const struct markup *markup_md(void)
+{
+	return &md;
+}
+
 int render_md(FILE *f, const json_t *s, const struct charts *c)
 {
 	render_doc(f, &md, s, c);

@@ -28,6 +28,10 @@ struct charts {
 /* chart.c: draws every chart the summary has data for; never fails the report */
 void charts_draw(const json_t *summary, const struct render_opts *o, struct charts *c);
 void charts_free(struct charts *c);
+struct chart_ctx;
+/* the same for another document (ccreport compare, history): draw adds its charts */
+void charts_draw_with(const json_t *doc, const struct render_opts *o, struct charts *c,
+		      void (*draw)(struct chart_ctx *, const json_t *));
 /* the longest a gnuplot child may run before it is killed, unless render_opts says */
 #define CHART_TIMEOUT_S 30
 /* per-element bar charts show at most this many elements, the worst ones */
@@ -72,6 +76,17 @@ void render_doc(FILE *f, const struct markup *m, const json_t *s, const struct c
 int render_md(FILE *f, const json_t *s, const struct charts *c);
 int render_html(FILE *f, const json_t *s, const struct charts *c);
 int render_junit(FILE *f, const json_t *s);
+/* the markup of each kind, for the other documents (compare, history) */
+const struct markup *markup_md(void);
+const struct markup *markup_html(void);
+/* index.html's head (CSS, Content-Security-Policy) up to <body>; title is escaped */
+void html_page_open(FILE *f, const char *title);
+/* render.c: writes DIR/NAME through fn (what: literal contents instead); 0, or -1 with err */
+int render_write_file(const char *dir, const char *name, const char *what,
+		      int (*fn)(FILE *, const json_t *, const struct charts *),
+		      const json_t *s, const struct charts *c, char *err, size_t len);
+/* removes the chart-*.svg an earlier report left in dir */
+void render_remove_old_charts(const char *dir);
 
 /* render.c: reading the summary leniently; a missing field reads as empty */
 const char *j_str(const json_t *o, const char *key);           /* "" unless a string */

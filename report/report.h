@@ -85,8 +85,9 @@ struct criterion {
 	int base_nodes;          /* scaling_efficiency: the reference node count; 0 = smallest >= 2 */
 };
 
-/* criteria whose values ccreport derives (model.c): metric scaling_efficiency, comm_fraction */
-enum { DERIVED_NONE, DERIVED_SCALING, DERIVED_COMM };
+/* criteria whose values ccreport derives (model.c): metric scaling_efficiency, comm_fraction;
+ * (model_ckpt.c) checkpoint_stall_fraction */
+enum { DERIVED_NONE, DERIVED_SCALING, DERIVED_COMM, DERIVED_CKPT };
 
 /* ---- the target workload of the training estimate (workload.c, docs/estimate.md) ---- */
 enum wl_key {
@@ -97,10 +98,11 @@ enum wl_key {
 	WL_TP, WL_PP, WL_GPUS_PER_NODE, WL_GA_STEPS, WL_BYTES_PER_PARAM, WL_LAYERS, WL_ACT_BYTES,
 	/* measured compute and memory (model_compute.c) */
 	WL_COMPUTE_DTYPE, WL_MATMUL_EFF, WL_WEIGHT_BYTES, WL_OPTIM_BYTES,
+	WL_CKPT_BYTES, WL_CKPT_EVERY,  /* the checkpoint estimate (model_ckpt.c) */
 	WL_N
 };
 struct workload {
-	double v[WL_N];          /* numbers (stage: enum est_stage) */
+	double v[WL_N];          /* numbers (stage: enum est_stage; checkpoint_every: > 0 steps, < 0 -seconds) */
 	char *s[WL_N];           /* backend, dtype */
 	int from[WL_N];          /* 0 default, > 0 the profile line, -1 --workload */
 	int line;                /* profile line of [workload]'s first key; 0 = no section */
@@ -153,6 +155,13 @@ int profile_parse_string(struct profile *p, const char *text, const char *name,
  */
 char *profile_find(const char *arg, const char *argv0);
 void profile_free(struct profile *p);
+/*
+ * What the criteria need measured (ccreport --needs, for ccdiag's plan):
+ * {profile, path, gpus_per_node, nics_per_node, nic_rate_Gbps, criteria: [ID],
+ * needs: [{kind, name, backend?, tests, sizes, plateau, scale, required,
+ * max_nodes?, workload?}], bucket_bytes?}. NULL only when out of memory.
+ */
+json_t *profile_needs(const struct profile *p);
 /* size_parse() (core/size.h) as a long long: "8", "64K", "4M", "1G"; -1 on error */
 int rpt_parse_size(const char *s, long long *out);
 
@@ -301,6 +310,8 @@ struct eval {
 		double Gbps;     /* the worst element at it, Gb/s */
 		long n;          /* records at it */
 	} pair[2];
+	json_t *storage_write;   /* the slowest aggregate storage write record seen (model_ckpt.c); NULL none */
+	json_t *checkpoint;      /* summary.checkpoint: null, or the checkpoint model (or why none) */
 };
 
 /* ---- scaling and the training estimate (model.c) ---- */
@@ -315,6 +326,11 @@ int model_note_fit(struct eval *e, const struct rv *r);
 int eval_add_value(struct crit_state *s, const char *element, double value);
 /* builds e->scaling and e->estimate and feeds the derived criteria; before judging */
 void model_build(struct eval *e);
+/* ---- the checkpoint estimate (model_ckpt.c) ---- */
+/* a storage probe record: keeps the aggregate write rate; 0 or -1 on no memory */
+int ckpt_note(struct eval *e, const struct rv *r);
+/* builds e->checkpoint and feeds the checkpoint_stall_fraction criteria; after model_build's estimate */
+void ckpt_build(struct eval *e);
 
 /* ---- measured compute and memory in the estimate (model_compute.c, docs/compute.md) ---- */
 struct est_inputs;

@@ -380,7 +380,8 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	}
 	for (int i = 0; i < e->nin; i++)
 		if (strcmp(e->in[i].end, "complete"))
-			problem(pr, "INCOMPLETE %s: the run did not finish (end: %s)", e->in[i].path, e->in[i].end);
+			problem(pr, !strcmp(e->in[i].end, "not_run") ? "INCOMPLETE %s: the phase was not run (end: %s)" :
+				"INCOMPLETE %s: the run did not finish (end: %s)", e->in[i].path, e->in[i].end);
 	json_array_foreach(e->timeouts, i, v)
 		if (listed(pr, i, json_array_size(e->timeouts), "timeouts"))
 			problem(pr, "INCOMPLETE timeout during %s", json_string_value(v));
@@ -430,6 +431,7 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	json_object_set_new(s, "charts", json_pack("{s:o, s:o, s:O}", "collectives",
 		summary_series(e->series), "netpair", netpair_json(e), "scaling", e->scaling));
 	json_object_set(s, "estimate", e->estimate);
+	json_object_set_new(s, "checkpoint", e->checkpoint ? json_incref(e->checkpoint) : json_null());
 	return s;
 fail:
 	json_decref(crit);

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum wl_type { T_POS, T_INT, T_STAGE, T_FRAC, T_NONNEG, T_BYTES, T_STR };
+enum wl_type { T_POS, T_INT, T_STAGE, T_FRAC, T_NONNEG, T_BYTES, T_STR, T_EVERY };
 
 static const struct wl_def {
 	const char *name;
@@ -46,6 +46,9 @@ static const struct wl_def {
 	[WL_MATMUL_EFF] = { "matmul_efficiency", T_FRAC, 0, 0.5 },
 	[WL_WEIGHT_BYTES] = { "weight_bytes", T_POS, 0, 2 },
 	[WL_OPTIM_BYTES] = { "optimizer_bytes", T_NONNEG, 0, 12 },
+	/* the checkpoint estimate (model_ckpt.c): default 16 B per parameter */
+	[WL_CKPT_BYTES] = { "checkpoint_bytes", T_BYTES, 0, NAN },
+	[WL_CKPT_EVERY] = { "checkpoint_every", T_EVERY, 0, NAN },
 };
 
 const char *wl_key_name(int k)
@@ -81,6 +84,32 @@ static int fraction(const char *v, double *out)
 		return 0;
 	}
 	return number(buf, out);
+}
+
+/* checkpoint_every: "500" or "500 steps" (> 0), or "30 min", "2 h", "90 s" (-seconds) */
+static int every(const struct wl_def *d, const char *v, double *x, char *err, size_t len)
+{
+	static const struct { const char *unit; double s; } units[] = {
+		{ "", 0 }, { "steps", 0 }, { "step", 0 }, { "s", 1 }, { "min", 60 }, { "m", 60 },
+		{ "h", 3600 },
+	};
+	char *end;
+	double n;
+
+	errno = 0;
+	n = strtod(v, &end);
+	while (*end == ' ')
+		end++;
+	for (size_t i = 0; end != v && !errno && isfinite(n) && n > 0 &&
+	     i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		*x = units[i].s ? -n * units[i].s : n;
+		return 0;
+	}
+	snprintf(err, len, "%s '%s': expected steps (500, 500 steps) or a time (30 min, 2 h, 90 s) above 0",
+		 d->name, v);
+	return -1;
 }
 
 static int parse(const struct wl_def *d, const char *v, double *x, char *err, size_t len)
@@ -127,6 +156,8 @@ static int parse(const struct wl_def *d, const char *v, double *x, char *err, si
 		snprintf(err, len, "%s '%s': expected bytes above 0 (26214400, 25M: powers of 1024)",
 			 d->name, v);
 		return -1;
+	case T_EVERY:
+		return every(d, v, x, err, len);
 	case T_STR:
 		break;
 	}
@@ -146,7 +177,8 @@ int workload_set(struct workload *w, const char *key, const char *value, int fro
 			 "gpus, stage, tokens_per_step, total_tokens, peak_tflops, mfu, "
 			 "price_per_gpu_hour, bucket_bytes, overlap, backend, dtype, tp, pp, "
 			 "gpus_per_node, ga_steps, bytes_per_param, layers, act_bytes, compute_dtype, "
-			 "matmul_efficiency, weight_bytes, optimizer_bytes)", key);
+			 "matmul_efficiency, weight_bytes, optimizer_bytes, checkpoint_bytes, "
+			 "checkpoint_every)", key);
 		return -1;
 	}
 	if (from > 0 && w->from[k] > 0) {

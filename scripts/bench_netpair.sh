@@ -17,7 +17,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ "$(id -u)" -eq 0 ] || { echo "bench_netpair: needs root (network namespaces)" >&2; exit 2; }
 [ -x build/ccprobe ] || { echo "bench_netpair: build/ccprobe missing; run make" >&2; exit 2; }
 command -v jq >/dev/null || { echo "bench_netpair: needs jq" >&2; exit 2; }
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/bench_netpair.XXXXXX")
+# not under /tmp: every emulated host has its own
+TMP=$(mktemp -d /var/tmp/bench_netpair.XXXXXX)
 trap '"$EMU" down >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM
 

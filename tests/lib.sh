@@ -30,14 +30,18 @@ t_is_root() { [ "$(id -u)" -eq 0 ]; }
 
 # t_emu_suite DESC: the rest of the suite runs on the emulated cluster ($EMU,
 # scripts/emucluster): without root, skips DESC and ends the suite; as root,
-# takes the cluster down on every exit, an interrupt included.
+# takes the cluster down on every exit, an interrupt included.  Every emulated
+# host has its own /tmp, as real nodes do: from here on $T_TMP is a directory
+# that all hosts and the machine see (under /var/tmp).
 t_emu_suite() {
 	if ! t_is_root; then
 		t_skip "$1"
 		t_done
 		exit
 	fi
-	trap '"$EMU" down >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
+	T_TMP_LOCAL=$T_TMP
+	T_TMP=$(mktemp -d /var/tmp/ccdiag-test.XXXXXX) || { t_fail "cannot create a directory in /var/tmp"; t_done; exit; }
+	trap '"$EMU" down >/dev/null 2>&1; rm -rf "$T_TMP" "$T_TMP_LOCAL"' EXIT
 	trap 'exit 130' INT TERM
 }
 
@@ -56,3 +60,31 @@ T_FAKECUDA=()
 t_fakecuda_built() { [ -f "$T_FAKELIB" ]; }
 # per-rank visibility as Slurm's --gpus-per-task=1 gives it: run "$T_ONE_GPU" before ccprobe
 T_ONE_GPU=$T_ROOT/tests/fakes/one-gpu-per-rank.sh
+
+# t_chrome_check NAME PAGE: opens PAGE (an HTML file ccreport wrote) in headless
+# Chromium once: no console message may come from the page (a script that ran, or a
+# Content-Security-Policy block, logs one), and the parsed DOM must hold no <script>
+# and every chart of the file as an <svg>. Skips when Chromium is not installed.
+t_chrome_check() {
+	local name=$1 page chrome want got
+	page=$(realpath "$2")
+	chrome=$(command -v chromium || command -v chromium-browser)
+	if [ -z "$chrome" ]; then
+		t_skip "$name: chromium is not installed (optional in scripts/deps.sh): page not opened"
+		return
+	fi
+	timeout 120 "$chrome" --headless --disable-gpu --no-sandbox --no-first-run \
+		--user-data-dir="$T_TMP/chrome-$name" --enable-logging=stderr --v=0 --dump-dom \
+		"file://$page" >"$T_TMP/$name.dom" 2>"$T_TMP/$name.chrome.log"
+	want=$(grep -c '^<svg' "$page")
+	got=$(grep -o '<svg' "$T_TMP/$name.dom" | wc -l)
+	if [ ! -s "$T_TMP/$name.dom" ]; then
+		t_fail "$name: chromium gave no DOM: $(tail -c 300 "$T_TMP/$name.chrome.log")"
+	elif grep 'CONSOLE' "$T_TMP/$name.chrome.log" | grep -qF "$page"; then
+		t_fail "$name: console messages from the page: $(grep 'CONSOLE' "$T_TMP/$name.chrome.log" | head -3)"
+	elif grep -qi '<script' "$T_TMP/$name.dom" || [ "$got" -ne "$want" ]; then
+		t_fail "$name: parsed page: $(grep -ci '<script' "$T_TMP/$name.dom") <script>, $got of $want <svg>"
+	else
+		t_pass "$name: $(basename "$page") in chromium: no console message, no <script>, all $want charts as <svg>"
+	fi
+}

@@ -57,6 +57,30 @@ t_check "3 ranks, 3 types x 4 ops: 24 series, wrong = 0" \
 	jq -e -s '[.[] | select(.type == "measurement")] |
 		(map([.name, .dtype, .op]) | unique | length) == 24 and all(.wrong == 0)' "$out"
 
+# --time-per-size: a budget far below one 16 MiB operation leaves the stated minimum
+# (1 warm-up, 1 iteration, 3 repetitions) and the records say so; one far above every
+# operation (and 0, no budget) keeps -w, -n and -r as given
+out=$T_TMP/budget.jsonl
+mpirun --oversubscribe -np 2 "$P" -n 20 -w 5 -r 10 -b 8 -e 16M --time-per-size 1e-6 -q \
+	-o "$out" all_reduce >/dev/null 2>"$T_TMP/stderr"
+t_check "--time-per-size 1e-6: exit 0" [ $? -eq 0 ]
+t_check "--time-per-size 1e-6: every size at the minimum counts, data checked, n = reps" \
+	jq -e -s '.[0].options.time_per_size_s == 1e-6 and
+		([.[] | select(.type == "measurement")] | length == 22 and
+		all(.warmup == 1 and .iters == 1 and .reps == 3 and .time_us.n == 3 and .wrong == 0))' "$out"
+for tps in 1e5 0; do
+	mpirun --oversubscribe -np 2 "$P" -n 4 -w 2 -r 5 -b 8 -e 64K --time-per-size $tps -q \
+		-o "$out" all_reduce >/dev/null 2>"$T_TMP/stderr"
+	t_check "--time-per-size $tps: the counts asked for" \
+		jq -e -s '[.[] | select(.type == "measurement")] | length == 14 and
+			all(.warmup == 2 and .iters == 4 and .reps == 5 and .time_us.n == 5)' "$out"
+done
+# -r below the minimum is kept, not raised
+mpirun --oversubscribe -np 2 "$P" -r 2 -b 16M -e 16M --time-per-size 1e-6 -q \
+	-o "$out" all_reduce >/dev/null 2>"$T_TMP/stderr"
+t_check "--time-per-size with -r 2: 2 reps" \
+	jq -e -s '[.[] | select(.type == "measurement")] | length == 1 and .[0].reps == 2' "$out"
+
 # the table on stdout: nccl-tests columns with units
 mpirun --oversubscribe -np 2 "$P" "${FAST[@]}" -b 1M -e 1M -o "$T_TMP/t.jsonl" all_reduce \
 	>"$T_TMP/stdout" 2>&1

@@ -165,6 +165,36 @@ rc=$?
 if [ $rc -eq 7 ]; then t_pass "exec exit code passes through"; else t_fail "exec exit code: want 7, got $rc"; fi
 err_case "exec on an unknown host -> exit 2" 2 "$EMU" exec node4 true
 
+# ---- a mount namespace per host, kept while the cluster is up
+"$EMU" exec node0 sh -c 'echo node0 >/tmp/emu-private' 2>"$T_TMP/err"
+if [ "$("$EMU" exec node0 cat /tmp/emu-private 2>&1)" = node0 ] &&
+	! "$EMU" exec node1 test -e /tmp/emu-private && [ ! -e /tmp/emu-private ]; then
+	t_pass "each host has its own /tmp (a file in node0's is not on node1 nor the machine)"
+else
+	t_fail "private /tmp: $(cat "$T_TMP/err")"
+fi
+mkdir -p "$T_TMP/mnt1"
+if "$EMU" exec node1 mount -t tmpfs emu-test "$T_TMP/mnt1" 2>"$T_TMP/err" &&
+	"$EMU" exec node1 sh -c "echo here >'$T_TMP/mnt1/f'"; then
+	if [ "$("$EMU" exec node1 cat "$T_TMP/mnt1/f" 2>&1)" = here ] && [ ! -e "$T_TMP/mnt1/f" ] &&
+		! "$EMU" exec node2 test -e "$T_TMP/mnt1/f"; then
+		t_pass "a mount made on node1 stays on node1 (seen by a later exec there, not by node2 or the machine)"
+	else
+		t_fail "mount on node1 not kept or leaked"
+	fi
+	if command -v mpirun >/dev/null 2>&1; then
+		out=$(cd "$T_TMP" && timeout 60 "$EMU" mpirun -np 4 sh -c \
+			"printf '%s:%s\n' \$(hostname) \$(cat '$T_TMP/mnt1/f' 2>/dev/null || echo none)" 2>&1 | sort | tr '\n' ' ')
+		if [ "$out" = "node0:none node1:here node2:none node3:none " ]; then
+			t_pass "ranks see the mounts of the host they run on (mpirun)"
+		else
+			t_fail "ranks and host mounts: $out"
+		fi
+	fi
+else
+	t_fail "mount in node1's namespace: $(cat "$T_TMP/err")"
+fi
+
 # ---- a bounded TCP stream between two healthy hosts (node0 -> node1) carries data
 # server counts bytes after a 0.3 s warm-up; client sends for 2 s; both sides
 # have hard timeouts. How fast it ran is printed, not judged (a loaded machine
@@ -231,10 +261,15 @@ else
 	t_fail "root network namespace changed: $(diff "$T_TMP/links.before" "$T_TMP/links.after" | tr '\n' ' ')"
 fi
 if [ ! -e /run/ccdiag-emu ]; then t_pass "state dir removed"; else t_fail "/run/ccdiag-emu still exists"; fi
-if grep -q ' /run/ccdiag-emu/' /proc/self/mountinfo; then
-	t_fail "UTS namespace bind mounts left: $(grep ' /run/ccdiag-emu/' /proc/self/mountinfo | head -3)"
+if grep -qE " /run/ccdiag-emu[/ ]| $T_TMP/mnt1 " /proc/self/mountinfo; then
+	t_fail "mounts left: $(grep -E " /run/ccdiag-emu[/ ]| $T_TMP/mnt1 " /proc/self/mountinfo | head -3)"
 else
-	t_pass "no UTS namespace bind mounts left"
+	t_pass "no namespace bind mount, state mount or host mount left"
+fi
+if pgrep -f '^ccdemu-anchor infinity$' >/dev/null; then
+	t_fail "anchor process left: $(pgrep -af '^ccdemu-anchor')"
+else
+	t_pass "no emucluster process left"
 fi
 "$EMU" status >/dev/null 2>&1
 rc=$?

@@ -132,6 +132,18 @@ t_check "a counter that moved fails, naming the NIC" \
 t_check "hostile host names survive as data" \
 	jq -e '.cluster.hosts | index("no\"de2<script>alert(1)</script>\nx") != null' "$s/hostile-names.json"
 
+# the checkpoint estimate by hand (checkpoint-stall: a real GlusterFS storage run): 1e8 params x 16 B
+# at the aggregate write rate of its record, every 60 s of training
+cbw=$(jq -s '[.[] | select(.name == "storage" and .test == "write" and .scope == "cluster")][0].bw_GBps' \
+	"$CASES/checkpoint-stall/results.jsonl")
+t_check "checkpoint: write = 1.6e9 B / ($cbw GB/s), stall = write / (60 s + write), judged in % against <= 5 %" \
+	jq -e --argjson bw "$cbw" '(1.6e9 / ($bw * 1e9)) as $w | .checkpoint | .made and .inputs.checkpoint_bytes == 1.6e9 and
+		((.outputs.write_s - $w) | fabs) < 1e-4 and ((.outputs.stall_fraction - $w / (60 + $w)) | fabs) < 1e-6 and
+		.outputs.interval_s == 60' "$s/checkpoint-stall.json"
+t_check "checkpoint: the criterion holds the same fraction in %" \
+	jq -e '(.checkpoint.outputs.stall_fraction * 100) as $p | .criteria[] | select(.id == "checkpoint_stall") |
+		.verdict == "fail" and ((.worst.value - $p) | fabs) < 1e-3' "$s/checkpoint-stall.json"
+
 # scaling and the estimate (scale-pass: a real --scale run of the emulated cluster, nodes 1, 2, 4)
 t_check "scaling: one series, points at 2 and 4 nodes (1 rank on 1 node has busbw 0: left out), ideal at 2 nodes" \
 	jq -e '.charts.scaling | length == 1 and (.[0].points | map(.[0])) == [2, 4] and .[0].base_nodes == 2 and

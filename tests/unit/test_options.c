@@ -44,6 +44,7 @@ static void test_defaults_and_values(void **state)
 	assert_int_equal(o.max_bytes, 16 << 20);
 	assert_int_equal(o.iters, 20);
 	assert_float_equal(o.timeout_s, 300, 0);
+	assert_float_equal(o.time_per_size, 2, 0);
 	assert_int_equal(o.nnames, 0);
 	assert_int_equal(o.scale, 0);
 	assert_int_equal(parse(&o, err, sizeof(err), "--scale", "all_reduce", NULL), 0);
@@ -70,6 +71,10 @@ static void test_defaults_and_values(void **state)
 	assert_string_equal(o.out_path, "x.jsonl");
 	assert_int_equal(o.nnames, 2);
 	assert_string_equal(o.names[1], "netpair");
+	assert_int_equal(parse(&o, err, sizeof(err), "--time-per-size", "0.5", NULL), 0);
+	assert_float_equal(o.time_per_size, 0.5, 0);
+	assert_int_equal(parse(&o, err, sizeof(err), "--time-per-size=0", NULL), 0);
+	assert_float_equal(o.time_per_size, 0, 0);
 }
 
 static void test_probe_params(void **state)
@@ -96,6 +101,7 @@ static void test_bad_input(void **state)
 		{ "-n", "0", "invalid iteration count '0'" },
 		{ "-f", "1", "invalid step factor '1'" },
 		{ "--timeout", "soon", "invalid timeout 'soon'" },
+		{ "--time-per-size", "-1", "invalid time '-1' for --time-per-size" },
 		{ "-b", "32M", "minimum size 32M (-b) is above maximum size 16M (-e)" },
 		{ "-o", NULL, "option '-o' needs a value" },
 	};

@@ -1,0 +1,239 @@
+#!/bin/bash
+# ccdiag run: the plan per shipped profile and test-owned ones, bad input (one
+# line, exit 2, nothing run), a run on this host (exit code = ccreport's, a log
+# per phase, a phase that fails to launch recorded as not run while the next
+# one runs), then on the emulated cluster (scripts/emucluster): a degraded
+# host named, a hung phase ending in its timeout with the next phase run, and
+# Ctrl-C recording the later phases as not run with the report still written.
+source "$(dirname "$0")/../lib.sh"
+D=$T_ROOT/build/ccdiag
+R=$T_ROOT/build/ccreport
+EMU=$T_ROOT/scripts/emucluster
+FX=$T_ROOT/tests/fixtures/ccdiag
+cd "$T_TMP" || exit 1
+
+# plan PROFILE ARGS...: the dry-run plan in $T_TMP/plan, exit code in $rc
+plan() {
+	local p=$1; shift
+	"$D" run -p "$p" --dry-run "$@" >"$T_TMP/plan" 2>"$T_TMP/plan.err"
+	rc=$?
+}
+
+# ---- plans of the shipped profiles
+plan emu-1g --emulated 4
+t_check "emu-1g plan: exit 0, nothing on stderr" bash -c "[ $rc -eq 0 ] && [ ! -s '$T_TMP/plan.err' ]"
+t_check "emu-1g plan on 4 hosts: pairs, collectives, then storage (not run: no directory)" \
+	bash -c "grep -c '^  phase' '$T_TMP/plan' | grep -qx 3 && grep -q '^  phase 1/3 pairs .*netpair' '$T_TMP/plan' &&
+		grep -q '^  phase 2/3 collectives-mpi .*all_reduce' '$T_TMP/plan' &&
+		grep -q '^  phase 3/3 storage  *storage  *not run: no --storage-dir' '$T_TMP/plan'"
+plan emu-1g --emulated 4 --storage 1
+t_check "emu-1g plan with --storage: the storage phase tests the emulated volume, last" \
+	grep -qE -- '^  phase 3/3 storage +storage +~.*--storage-dir /run/ccdiag-emu/storage storage' "$T_TMP/plan"
+t_check "emu-1g plan: all_reduce over mpi under --scale (the profile's scaling criterion)" \
+	grep -qE -- '^  phase 2/3 collectives-mpi .*-B mpi .*--scale all_reduce' "$T_TMP/plan"
+t_check "emu-1g plan: no GPU probe, no ib, no other collective" \
+	bash -c "! grep -qE 'pcie|nvlink|hbm|ib |all_gather|alltoall|broadcast|reduce_scatter' '$T_TMP/plan'"
+t_check "emu-1g plan with --storage: an estimate per phase and a total" \
+	bash -c "[ \$(grep -cE '^  phase .* ~ *[0-9]+(s|m[0-9]+s|h[0-9]+m) ' '$T_TMP/plan') -eq 3 ] && grep -q 'estimated total ~' '$T_TMP/plan'"
+for p in h100-sxm-8x-ndr400 h200-sxm-8x-ndr400; do
+	plan "$p" -H a,b,c,d
+	t_check "$p plan: node phase pcie nvlink hbm, 8 ranks per node" \
+		bash -c "grep -qE '^  phase 1/[0-9]+ node +pcie nvlink hbm .*\(8 rank\(s\) per node' '$T_TMP/plan'"
+	t_check "$p plan: pairs phase ib and netpair, one rank per NIC" \
+		bash -c "grep -qE '^  phase 2/[0-9]+ pairs +ib netpair .*\(8 rank\(s\) per node' '$T_TMP/plan'"
+	t_check "$p plan: all_reduce over nccl, --scale for its single-node criterion" \
+		bash -c "grep -qE '^  phase 3/[0-9]+ collectives-nccl +all_reduce .*-B nccl .*--scale all_reduce' '$T_TMP/plan'"
+done
+plan a100-sxm-8x-hdr200 -H a,b
+t_check "a100 plan: pcie only on the node (no nvlink or hbm criterion)" \
+	bash -c "grep -qE '^  phase 1/[0-9]+ node +pcie +~' '$T_TMP/plan'"
+# test-owned profiles: only what is judged
+plan "$FX/pcie-only.ini" -H a,b
+t_check "pcie-only profile: one phase, pcie, 4 ranks per node (its gpus_per_node)" \
+	bash -c "grep -c '^  phase' '$T_TMP/plan' | grep -qx 1 && grep -qE '^  phase 1/1 node +pcie .*\(4 rank' '$T_TMP/plan'"
+plan "$FX/gather-mpi.ini" -H a,b
+t_check "gather-mpi profile: one collectives phase with all_gather and all_reduce, no --scale" \
+	bash -c "grep -c '^  phase' '$T_TMP/plan' | grep -qx 1 &&
+		grep -qE '^  phase 1/1 collectives-mpi +all_gather all_reduce ' '$T_TMP/plan' && ! grep -q -- --scale '$T_TMP/plan'"
+
+# ---- budget
+plan emu-1g --emulated 4 --budget 3
+t_check "--budget below the plan: exit 2, one line naming both" \
+	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/plan.err') -eq 1 ] && grep -q 'over --budget 3s' '$T_TMP/plan.err' && [ ! -s '$T_TMP/plan' ]"
+plan emu-1g --emulated 4 --budget 1h
+t_check "--budget 1h holds the plan: no cut" bash -c "[ $rc -eq 0 ] && ! grep -q 'cut to fit' '$T_TMP/plan'"
+need=$(sed -n 's/.*estimated total ~\([0-9]*\)s.*/\1/p' "$T_TMP/plan")
+plan emu-1g --emulated 4 --budget $((need - 2)) --shrink
+t_check "--shrink: fits the budget and lists what was cut" \
+	bash -c "[ $rc -eq 0 ] && grep -q '^ccdiag: cut to fit --budget: ' '$T_TMP/plan' && grep -q 'of --budget $((need - 2))s' '$T_TMP/plan'"
+plan emu-1g --emulated 4 --budget 1 --shrink
+t_check "--shrink with a budget below the minimal plan: exit 2, one line" \
+	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/plan.err') -eq 1 ] && grep -q 'cannot hold even the minimal plan' '$T_TMP/plan.err'"
+
+# ---- bad input: one line, exit 2, nothing run (no results folder)
+bad() { # bad DESC PATTERN ARGS...
+	local desc=$1 pat=$2; shift 2
+	"$D" run -o "$T_TMP/bad-out" "$@" >"$T_TMP/bad.out" 2>"$T_TMP/bad.err"
+	local r=$?
+	if [ $r -eq 2 ] && [ "$(wc -l <"$T_TMP/bad.err")" -eq 1 ] && grep -q -- "$pat" "$T_TMP/bad.err" &&
+		[ ! -e "$T_TMP/bad-out" ]; then
+		t_pass "$desc"
+	else
+		t_fail "$desc: exit $r, $(head -c 300 "$T_TMP/bad.err")"
+	fi
+}
+bad "unknown profile" "profile 'nosuch' not found" -p nosuch
+bad "no runnable criterion" "no criterion this ccprobe can run" -p "$FX/nosuchprobe.ini"
+bad "bad --budget" "invalid duration 'soon'" -p emu-1g --budget soon
+bad "unknown option" "unknown option '--frobnicate'" -p emu-1g --frobnicate
+# the host check uses mpirun's agent: a stand-in that knows only 'localhost'
+printf '#!/bin/sh\nwhile [ "${1#-}" != "$1" ]; do shift; done\n[ "$1" = localhost ] || exit 255\nshift; exec sh -c "$*"\n' >"$T_TMP/agent"
+chmod +x "$T_TMP/agent"
+OMPI_MCA_plm_rsh_agent=$T_TMP/agent bad "unreachable host in -H" "host 'nosuchhost' is unreachable" \
+	-p "$FX/local-data.ini" -H localhost,nosuchhost
+printf 'localhost\n# a comment\nnosuchhost\n' >"$T_TMP/hosts"
+OMPI_MCA_plm_rsh_agent=$T_TMP/agent bad "unreachable host in --hosts FILE" "host 'nosuchhost' is unreachable" \
+	-p "$FX/local-data.ini" --hosts "$T_TMP/hosts"
+
+# ---- ccdiag quick: this node's node-local checks alone, judged by those criteria alone
+"$D" quick -p h100-sxm-8x-ndr400 -o "$T_TMP/quick" >"$T_TMP/quick.out" 2>"$T_TMP/quick.err"
+rc=$?
+t_check "quick: one phase, node, with short sweeps" \
+	bash -c "grep -c '^  phase' '$T_TMP/quick.out' | grep -qx 1 &&
+		grep -qE '^  phase 1/1 node +pcie nvlink hbm .*-n 5 -r 3 -w 1 -b 64M -e 64M' '$T_TMP/quick.out'"
+t_check "quick: judged by the pcie, nvlink and hbm criteria only" \
+	jq -e '[.criteria[].id] | length == 8 and all(test("^(pcie|nvlink|hbm)_"))' "$T_TMP/quick/report/summary.json"
+# this machine has no GPU driver: every GPU probe skips, so the node is not healthy
+t_check "quick without a GPU: exit 4 (incomplete), never 0" \
+	bash -c "[ $rc -eq 4 ] && jq -e '.verdict == \"incomplete\"' '$T_TMP/quick/report/summary.json' >/dev/null"
+"$D" quick -p emu-1g >"$T_TMP/q.out" 2>"$T_TMP/q.err"
+rc=$?
+t_check "quick, emu-1g: exit 2, one line" bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/q.err') -eq 1 ] && grep -q 'no node-local criterion' '$T_TMP/q.err'"
+"$D" quick -p h100-sxm-8x-ndr400 -H a,b >"$T_TMP/q.out" 2>"$T_TMP/q.err"
+rc=$?
+t_check "quick with -H: refused, exit 2" bash -c "[ $rc -eq 2 ] && grep -q 'ccdiag quick checks this node' '$T_TMP/q.err'"
+
+# ---- the drain list of a report: the nodes it blames (a NIC's counter, a GPU pair), in
+# scontrol's words, parseable as scontrol's arguments
+"$D" drain-list "$T_ROOT/tests/fixtures/report/summary-fail.json" >"$T_TMP/drain" 2>"$T_TMP/drain.err"
+t_check "drain-list: one line per blamed node (node02's NIC, node03's GPUs), nothing else" \
+	bash -c "[ \$(wc -l <'$T_TMP/drain') -eq 2 ] && grep -q '^NodeName=node02 State=DRAIN Reason=\"ccdiag hgx-h100: ib.symbol_errors node02/mlx5_0:1 12 count (bound <= 0 count)\"\$' '$T_TMP/drain' &&
+		grep -q '^NodeName=node03 State=DRAIN Reason=\".*nvlink.p2p node03:gpu6 288 GB/s (bound >= 335 GB/s)' '$T_TMP/drain'"
+xargs -L1 printf '<%s>' <"$T_TMP/drain" >"$T_TMP/drain.args"
+t_check "drain-list: each line splits into scontrol's three arguments" \
+	grep -q '^<NodeName=node02><State=DRAIN><Reason=ccdiag hgx-h100: ib.symbol_errors node02/mlx5_0:1 12 count (bound <= 0 count)><NodeName=node03>' "$T_TMP/drain.args"
+"$D" drain-list "$T_ROOT/tests/fixtures/report/summary-pass.json" >"$T_TMP/drain"
+t_check "drain-list of a passing report: empty" bash -c "[ ! -s '$T_TMP/drain' ]"
+if ! command -v scontrol >/dev/null || ! timeout 20 scontrol ping >/dev/null 2>&1; then
+	bad "--drain without Slurm: refused" "--drain needs Slurm" -p emu-1g --drain
+fi
+
+# ---- a run on this host: one rank; netpair has no pair there (optional criterion)
+out=$T_TMP/local
+"$D" run -p "$FX/local-data.ini" -o "$out" >"$T_TMP/local.out" 2>"$T_TMP/local.err"
+rc=$?
+"$R" -q -p "$FX/local-data.ini" -o "$T_TMP/again" "$out"/phase-*.jsonl
+t_check "local run: exit 0, ccreport's on the same folder" bash -c "[ $rc -eq 0 ] && [ $? -eq 0 ]"
+t_check "local run: one line per phase, then the verdict" \
+	bash -c "[ \$(grep -c '^ccdiag: phase [12]/2 ' '$T_TMP/local.out') -eq 2 ] && grep -q '^ccreport: verdict pass' '$T_TMP/local.out'"
+t_check "local run: a results file and a log per phase, the report" \
+	bash -c "[ -s '$out/phase-1-pairs.jsonl' ] && [ -s '$out/phase-1-pairs.log' ] && [ -s '$out/phase-2-collectives-mpi.jsonl' ] &&
+		[ -s '$out/phase-2-collectives-mpi.log' ] && [ -s '$out/report/summary.json' ]"
+t_check "local run: the collectives phase ran under --time-per-size and its records carry the counts" \
+	jq -e -s '.[0].options.time_per_size_s == 2 and ([.[] | select(.type == "measurement")] | length > 0 and all(.reps >= 3))' \
+	"$out/phase-2-collectives-mpi.jsonl"
+# a phase that cannot launch (netpair rejects --pair-time 0) is recorded; the next one runs
+out=$T_TMP/fail
+"$D" run -p "$FX/local-data.ini" -o "$out" -- --pair-time 0 >"$T_TMP/fail.out" 2>"$T_TMP/fail.err"
+rc=$?
+t_check "failed launch: the pairs phase is recorded as not run, with the reason" \
+	jq -e -s '.[0].tool == "ccdiag" and .[-1].type == "end" and .[-1].status == "not_run" and
+		(.[-1].reason | test("launch failed")) and any(.[]; .type == "skip" and .name == "netpair")' "$out/phase-1-pairs.jsonl"
+t_check "failed launch: the collectives phase still ran to its end" \
+	jq -e -s '.[-1].type == "end" and .[-1].status == "complete"' "$out/phase-2-collectives-mpi.jsonl"
+t_check "failed launch: exit 4 (incomplete, from ccreport), never pass" \
+	bash -c "[ $rc -eq 4 ] && jq -e '.verdict == \"incomplete\"' '$out/report/summary.json' >/dev/null &&
+		grep -q 'phase 1/2 pairs: not run: the launch failed' '$T_TMP/fail.out'"
+
+# ---- progress on stderr: in place on a (pseudo-)terminal, plain lines otherwise, -q silences
+script -qfec "'$D' run -p '$FX/local-data.ini' -o '$T_TMP/pty'" /dev/null >"$T_TMP/pty.out" 2>&1
+t_check "progress on a terminal: ccdiag's line is redrawn in place (CR, erase line)" \
+	grep -qaP '\r\033\[Kccdiag: phase [12]/2 [a-z-]+: [0-9]+s elapsed \(est\. [0-9]+s\), ~[0-9]+s left' "$T_TMP/pty.out"
+script -qfec "'$D' run -q -p '$FX/local-data.ini' -o '$T_TMP/pty'" /dev/null >"$T_TMP/pty.out" 2>&1
+t_check "progress: -q silences it on a terminal" bash -c "! grep -qa 'elapsed' '$T_TMP/pty.out'"
+CCDIAG_PROGRESS_EVERY=1 "$D" run -p "$FX/local-data.ini" -o "$T_TMP/pl" >"$T_TMP/pl.out" 2>"$T_TMP/pl.err"
+t_check "progress off a terminal: plain lines on stderr, none on stdout, no escapes" \
+	bash -c "grep -q '^ccdiag: phase 2/2 collectives-mpi: [0-9]*s elapsed' '$T_TMP/pl.err' &&
+		! grep -q elapsed '$T_TMP/pl.out' && ! grep -qaP '\033' '$T_TMP/pl.err'"
+P=$T_ROOT/build/ccprobe
+# a singleton (no mpirun, whose ranks' stderr is a pipe) on the terminal
+script -qfec "'$P' -b 1K -e 1M -o '$T_TMP/p.jsonl' all_reduce" /dev/null >"$T_TMP/pty.out" 2>&1
+t_check "ccprobe progress on a terminal: size k of N, elapsed, left, in place" \
+	grep -qaP '\r\033\[Kccprobe: all_reduce float sum [0-9]+[KM]? \([0-9]+/11\), [0-9]+ s elapsed, >= [0-9]+ s left' "$T_TMP/pty.out"
+CCPROBE_PROGRESS_EVERY=0.000001 mpirun --oversubscribe -np 2 "$P" -b 1K -e 1M -o "$T_TMP/p.jsonl" all_reduce \
+	>"$T_TMP/p.out" 2>"$T_TMP/p.err"
+t_check "ccprobe progress off a terminal: plain lines on stderr, the last one 11/11" \
+	bash -c "grep -q '^ccprobe: all_reduce float sum 1M (11/11), ' '$T_TMP/p.err' && ! grep -qaP '\033' '$T_TMP/p.err' &&
+		! grep -q elapsed '$T_TMP/p.out'"
+CCPROBE_PROGRESS_EVERY=0.000001 mpirun --oversubscribe -np 2 "$P" -q -b 1K -e 1M -o "$T_TMP/p.jsonl" all_reduce \
+	>"$T_TMP/p.out" 2>"$T_TMP/p.err"
+t_check "ccprobe progress: -q silences it" bash -c "! grep -q elapsed '$T_TMP/p.err'"
+
+# ---- the emulated cluster
+t_emu_suite "emulated cluster runs need root (network namespaces)"
+out=$T_TMP/emu
+"$D" run -p emu-1g --emulated 4 --degrade node2=100mbit -o "$out" --drain-list "$T_TMP/drain" \
+	>"$T_TMP/emu.out" 2>"$T_TMP/emu.err"
+rc=$?
+t_check "degraded host: exit 1, as ccreport's" [ "$rc" -eq 1 ]
+t_check "degraded host: the report fails netpair_bw on node2's links and the diagnosis names node2" \
+	jq -e '.verdict == "fail" and ([.criteria[] | select(.id == "netpair_bw") | .verdict] == ["fail"]) and
+		any(.diagnoses[]; .element == "node2" and .verdict == "bad")' "$out/report/summary.json"
+t_check "degraded host: the pairs phase line says what it found" \
+	grep -q '^ccdiag: phase 1/3 pairs: netpair: .*node node2 bad' "$T_TMP/emu.out"
+t_check "degraded host: no launcher banner on the terminal, it is in the phase's log" \
+	bash -c "! grep -q 'Primary job' '$T_TMP/emu.out' '$T_TMP/emu.err' && grep -q 'Primary job' '$out/phase-1-pairs.log'"
+t_check "degraded host: the drain list holds node2 alone, with the failed check and its value" \
+	bash -c "[ \$(wc -l <'$T_TMP/drain') -eq 1 ] &&
+		grep -qE '^NodeName=node2 State=DRAIN Reason=\"ccdiag emu-1g: netpair diagnosis: node bad: .*netpair_bw node[0-9]-node[0-9] 0\.[0-9]+ Gb/s \(bound >= 0.25 Gb/s\)' '$T_TMP/drain' &&
+		grep -q '^ccdiag: 1 node(s) to drain: node2 ' '$T_TMP/emu.out'"
+t_check "degraded host: the emulated cluster is gone afterwards" bash -c "! '$EMU' status >/dev/null 2>&1"
+# the figure for the note: estimated vs measured (printed, not judged)
+printf 'FIGURE ccdiag emu-1g 4 hosts node2=100mbit: %s\n' "$(grep '^ccdiag: total' "$T_TMP/emu.out")"
+
+# a phase that hangs ends in its timeout record; the next phase runs
+out=$T_TMP/hang
+CCPROBE_FAULT=hang:1:4194304 "$D" run -p emu-1g --emulated 2 -o "$out" -- --timeout 20 \
+	>"$T_TMP/hang.out" 2>"$T_TMP/hang.err"
+rc=$?
+t_check "hung pairs phase: its timeout record names the measurement" \
+	jq -e -s '[.[] | select(.type == "timeout")] | length == 1 and (.[0].name | test("netpair"))' "$out/phase-1-pairs.jsonl"
+t_check "hung pairs phase: the collectives phase ran to its end" \
+	jq -e -s '.[-1].status == "complete" and ([.[] | select(.type == "measurement")] | length > 0)' \
+	"$out/phase-2-collectives-mpi.jsonl"
+t_check "hung pairs phase: exit 4 (incomplete; was $rc)" [ "$rc" -eq 4 ]
+
+# Ctrl-C during the first phase: its interrupted record, the next recorded not run, the report.
+# A background job ignores SIGINT unless told otherwise (a terminal's Ctrl-C reaches a
+# foreground one): env --default-signal gives it the terminal's disposition.
+out=$T_TMP/int
+env --default-signal=INT setsid "$D" run -p emu-1g --emulated 2 -o "$out" -- --pair-time 3 \
+	>"$T_TMP/int.out" 2>"$T_TMP/int.err" &
+pid=$!
+for _ in $(seq 1 240); do
+	[ -s "$out/phase-1-pairs.jsonl" ] && break
+	sleep 0.5
+done
+sleep 3  # inside netpair's first pair: 4 steps of 3 s
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+t_check "Ctrl-C: the running phase ends with its interrupted record" \
+	jq -e -s '.[-1].type == "end" and .[-1].status == "interrupted"' "$out/phase-1-pairs.jsonl"
+t_check "Ctrl-C: the later phase is recorded as not run" \
+	jq -e -s '.[-1].status == "not_run" and (.[-1].reason | test("interrupted"))' "$out/phase-2-collectives-mpi.jsonl"
+t_check "Ctrl-C: the report is written, incomplete (exit 4)" \
+	bash -c "[ $rc -eq 4 ] && jq -e '.verdict == \"incomplete\"' '$out/report/summary.json' >/dev/null"
+t_check "Ctrl-C: the emulated cluster is gone afterwards" bash -c "! '$EMU' status >/dev/null 2>&1"
+
+t_done

@@ -1,0 +1,135 @@
+#!/bin/bash
+# ccreport --history DB, ccreport history DB and --prom FILE (docs/history.md).
+# Ten synthetic runs of one cluster, one a day, node1/gpu3's HBM drifting down
+# from the seventh (x0.85, 0.7, 0.55, 0.4): drift is flagged from that run on,
+# naming node1/gpu3 and nothing else, against a rolling median recomputed here
+# by hand. Concurrent appends, a locked database (exit 3) and a corrupt one
+# (exit 2) with the report still written. The Prometheus exposition passes
+# promtool check metrics, the hostile-names case's too.
+source "$(dirname "$0")/../lib.sh"
+CCREPORT=$(realpath "${CCREPORT:-$T_ROOT/build/ccreport}")
+GEN=${GEN:-$T_ROOT/build/tests/gen_results}
+PROFILE=$T_ROOT/tests/report/compare/profile.ini
+export CCREPORT_PROFILES=$T_ROOT/tests/report/profiles
+export SOURCE_DATE_EPOCH=1796018400
+[ -x "$CCREPORT" ] && [ -x "$GEN" ] || { t_fail "no $CCREPORT or $GEN (make)"; t_done; exit; }
+cd "$T_TMP" || exit 1
+
+factor() { case $1 in 7) echo 0.85 ;; 8) echo 0.7 ;; 9) echo 0.55 ;; 10) echo 0.4 ;; *) echo 1 ;; esac; }
+rcs=""
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	"$GEN" -n 2 -s "$i" "slow=node1/gpu3:copy:$(factor "$i")" |
+		sed "1s/2026-11-30T06:00:00Z/2026-11-$((10 + i))T06:00:00Z/" >"r$i.jsonl"
+	"$CCREPORT" -q --no-render -p "$PROFILE" -o "o$i" --history h.db --cluster lab "r$i.jsonl" 2>>append.err
+	rcs="$rcs$? "
+done
+t_check "ten appends: the report's own exit codes (the last two fail hbm_copy's bound): $rcs" \
+	test "$rcs" = "0 0 0 0 0 0 0 0 1 1 " -a ! -s append.err
+t_check "the database holds 10 runs, 40 criteria rows and 16 GPUs x 10 runs of hbm_copy" \
+	test "$(sqlite3 h.db 'select count(*) from runs; select count(*) from criteria;
+		select count(*) from element_values where criterion = "hbm_copy"' | tr '\n' ' ')" = "10 40 160 "
+
+"$CCREPORT" history h.db --cluster lab -o hist >hist.out 2>hist.err
+rc=$?
+t_check "history: exit 1 (drift flagged), history.json, .md, .html written" \
+	test "$rc" -eq 1 -a -s hist/history.json -a -s hist/history.md -a -s hist/history.html
+t_check "drift: runs 7 to 10 of hbm_copy, every one naming node1/gpu3 on node1, nothing else flagged" \
+	jq -e '.clusters[0].drift | length == 4 and all(.criterion == "hbm_copy" and .element == "node1/gpu3" and
+		.host == "node1") and .[0].time_utc == "2026-11-17T06:00:00Z"' hist/history.json
+# by hand: node1/gpu3's plateau value is the median of its (up to) three largest sizes; the
+# rolling median of runs 2..6 (the last k = 5 before run 7)
+vals=()
+for i in 2 3 4 5 6 7; do
+	vals+=("$(jq -s '[.[] | select(.name == "hbm" and .element == "node1/gpu3")] | sort_by(.bytes) | .[-3:] |
+		map(.bw_GBps) | sort | .[(length - 1) / 2 | floor]' "r$i.jsonl")")
+done
+med=$(printf '%s\n' "${vals[@]:0:5}" | sort -g | sed -n 3p)
+v7=${vals[5]}
+t_check "drift by hand: run 7 $v7 GB/s against the rolling median $med GB/s of runs 2..6" \
+	jq -e --argjson m "$med" --argjson v "$v7" '.clusters[0].drift[0] |
+		((.rolling_median - $m) | fabs) < 0.05 and ((.value - $v) | fabs) < 0.05 and
+		((.worse_pct - 100 * ($m - $v) / $m) | fabs) < 0.01' hist/history.json
+t_check "the terminal names the drifting GPU" grep -q '^  DRIFT hbm_copy node1/gpu3 (host node1) at 2026-11-17' hist.out
+if command -v gnuplot >/dev/null; then
+	t_check "history: one chart per criterion over time" test -s hist/chart-history-1.svg -a -s hist/chart-history-4.svg
+fi
+# the first six runs only: nothing drifts
+for i in 1 2 3 4 5 6; do "$CCREPORT" -q --no-render -p "$PROFILE" -o "s$i" --history steady.db "r$i.jsonl"; done
+"$CCREPORT" history -q steady.db >/dev/null 2>&1
+rc=$?
+t_check "six steady runs (noise 1 %, tolerance 5 %): no drift, exit 0" test $rc -eq 0
+
+# concurrent writers: eight reports at once append eight runs, the database intact
+pids=()
+for i in 1 2 3 4 5 6 7 8; do
+	"$CCREPORT" -q --no-render -p "$PROFILE" -o "c$i" --history c.db --cluster "c$i" "r$i.jsonl" 2>"c$i.err" &
+	pids+=($!)
+done
+crc=0
+for p in "${pids[@]}"; do wait "$p"; r=$?; [ "$r" -le 1 ] || crc=$r; done
+t_check "eight concurrent appends: none failed ($crc), 8 runs with 4 criteria each, integrity_check ok" \
+	test "$crc" -eq 0 -a "$(sqlite3 c.db 'select count(*) from runs; select count(*) from criteria; pragma integrity_check' |
+		tr '\n' ' ')" = "8 32 ok "
+
+# a locked database: another writer holds it past the busy timeout -> exit 3, the report written
+sqlite3 l.db 'create table t(x)'
+(echo 'BEGIN EXCLUSIVE;'; echo 'insert into t values(1);'; sleep 30) | sqlite3 l.db &
+holder=$!
+for _ in $(seq 100); do
+	sqlite3 l.db 'BEGIN IMMEDIATE; ROLLBACK;' 2>/dev/null || break
+	sleep 0.1
+done
+CCREPORT_BUSY_TIMEOUT_MS=200 "$CCREPORT" -q -p "$PROFILE" -o locked --history l.db r1.jsonl 2>locked.err
+rc=$?
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+t_check "locked: exit 3, one line '$(cat locked.err)', summary.json and index.html still written" \
+	test "$rc" -eq 3 -a "$(wc -l <locked.err)" -eq 1 -a -s locked/summary.json -a -s locked/index.html
+grep -q 'l.db: cannot append to the history: the database is locked' locked.err ||
+	t_fail "locked: the message does not name the database and the lock: $(cat locked.err)"
+
+# a corrupt database: exit 2, the report written
+head -c 8192 /dev/urandom >bad.db
+"$CCREPORT" -q --no-render -p "$PROFILE" -o corrupt --history bad.db r1.jsonl 2>corrupt.err
+rc=$?
+t_check "corrupt: exit 2, one line '$(cat corrupt.err)', summary.json still written" \
+	test "$rc" -eq 2 -a "$(wc -l <corrupt.err)" -eq 1 -a -s corrupt/summary.json
+"$CCREPORT" history bad.db >/dev/null 2>corrupt2.err
+rc=$?
+t_check "history of a corrupt database: exit 2, one line" test $rc -eq 2 -a "$(wc -l <corrupt2.err)" -eq 1
+"$CCREPORT" history nope.db >/dev/null 2>missing.err
+rc=$?
+t_check "history of a missing database: exit 2, '$(cat missing.err)'" test $rc -eq 2 -a "$(wc -l <missing.err)" -eq 1
+sqlite3 v9.db 'pragma user_version = 9; create table runs(x)'
+"$CCREPORT" history v9.db >/dev/null 2>v9.err
+t_check "another schema: exit 2, '$(cat v9.err)'" grep -q 'history schema 9 (ccreport reads schema 1)' v9.err
+
+# Prometheus: textfile-collector exposition, atomic, valid for promtool
+"$CCREPORT" -q --no-render -p "$PROFILE" -o p10 --prom run.prom r10.jsonl
+t_check "--prom: the failing run's verdict gauge (3 = fail) and node1/gpu3 as hbm_copy's worst element" \
+	bash -c 'grep -q "^ccdiag_verdict{profile=\"compare-test\",verdict=\"fail\"} 3$" run.prom &&
+		grep -q "^ccdiag_criterion_worst{criterion=\"hbm_copy\",element=\"node1/gpu3\",host=\"node1\",unit=\"GB/s\"} " run.prom'
+t_check "--prom: no temporary file left beside it" test "$(ls run.prom* | wc -l)" -eq 1
+HN=$T_ROOT/tests/report/cases/hostile-names
+(cd "$HN" && "$CCREPORT" -q --no-render -p test-emu-1g -o "$T_TMP/hn" --prom "$T_TMP/hostile.prom" results.jsonl)
+t_check "--prom of the hostile-names case: every line a comment or one sample (no name broke a line)" \
+	bash -c '! grep -vE "^(# (HELP|TYPE) ccdiag_[a-z_]+ .*|ccdiag_[a-z_]+\{.*\} [-0-9.e+]+)$" hostile.prom'
+if command -v promtool >/dev/null; then
+	t_check "promtool check metrics accepts the run's exposition" bash -c 'promtool check metrics <run.prom'
+	t_check "promtool check metrics accepts the hostile-names exposition" bash -c 'promtool check metrics <hostile.prom'
+else
+	t_skip "promtool (Debian's prometheus) is not installed: exposition not validated"
+fi
+"$CCREPORT" -q --no-render -p "$PROFILE" -o p11 --prom /nonexistent/dir/x.prom r1.jsonl 2>prom.err
+rc=$?
+t_check "--prom into a folder that does not exist: exit 3, one line, summary.json written" \
+	test $rc -eq 3 -a "$(wc -l <prom.err)" -eq 1 -a -s p11/summary.json
+
+# hostile names in the history: the cluster name stays text
+"$CCREPORT" -q --no-render -p "$PROFILE" -o hx --history hx.db --cluster '<script>x</script>|*a*' r1.jsonl
+"$CCREPORT" history -q -o hxo hx.db
+t_check "hostile cluster name: escaped in history.html and history.md" \
+	bash -c '! grep -qi "<script" hxo/history.html && grep -q "&lt;script&gt;x" hxo/history.html &&
+		grep -qF "\|\*a\*" hxo/history.md'
+t_chrome_check history hist/history.html
+t_done

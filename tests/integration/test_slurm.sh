@@ -1,0 +1,53 @@
+#!/bin/bash
+# ccdiag against a real Slurm (Debian slurm-wlm and munge) on the emulated
+# cluster (scripts/emucluster, scripts/emuslurm: slurmctld on node0, one slurmd
+# per host in its namespaces): inside salloc, ccdiag launches with srun
+# --mpi=pmix, names the degraded node, and --drain leaves it drained with the
+# reason; --drain is refused where no controller answers.
+source "$(dirname "$0")/../lib.sh"
+D=$T_ROOT/build/ccdiag
+EMU=$T_ROOT/scripts/emucluster
+ES=$T_ROOT/scripts/emuslurm
+FX=$T_ROOT/tests/fixtures/ccdiag
+t_emu_suite "Slurm on the emulated cluster needs root (network namespaces)"
+if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
+	t_skip "no slurmctld or munged (scripts/deps.sh installs slurmctld, slurmd, slurm-client, munge)"
+	t_done
+	exit
+fi
+trap '"$ES" down >/dev/null 2>&1; "$EMU" down >/dev/null 2>&1; rm -rf "$T_TMP"' EXIT
+# the ranks' TCP stays on the emulated links (emucluster mpirun sets the same for mpirun)
+export OMPI_MCA_btl_tcp_if_include=eth0 OMPI_MCA_oob_tcp_if_include=eth0
+
+"$EMU" up 3 --degrade node2=100mbit >"$T_TMP/emu.log" 2>&1
+t_check "emulated cluster of 3 hosts, node2 at 100mbit" [ $? -eq 0 ]
+"$ES" up >"$T_TMP/slurm.log" 2>&1
+t_check "slurmctld and 3 slurmd up, every node idle" grep -q 'every node idle' "$T_TMP/slurm.log"
+
+# results outside /tmp: every emulated host has a private /tmp
+out=/run/ccdiag-slurm/run
+"$ES" salloc -N3 "$D" run -p "$FX/netpair-only.ini" -o "$out" --drain >"$T_TMP/run.out" 2>"$T_TMP/run.err"
+rc=$?
+t_check "ccdiag in salloc: exit 1 (node2 fails), as ccreport's" [ "$rc" -eq 1 ]
+t_check "ccdiag in salloc: planned for the 3 nodes of the allocation, launched with srun --mpi=pmix" \
+	bash -c "grep -q 'on 3 nodes of Slurm job [0-9]* through srun' '$T_TMP/run.out' &&
+		grep -q '^srun -N 3 --ntasks-per-node=1 --mpi=pmix ' '$out/phase-1-pairs.log'"
+t_check "ccdiag in salloc: netpair ran on the three Slurm nodes and named node2" \
+	jq -e -s '.[0].nodes == 3 and ([.[0].hosts[].name] | sort) == ["node0", "node1", "node2"] and
+		any(.[]; .type == "diagnosis" and .subject == "node" and .host == "node2" and .verdict == "bad")' \
+	"$out/phase-1-pairs.jsonl"
+t_check "--drain: scontrol drained node2 alone" \
+	bash -c "grep -q '^ccdiag: drained: node2 ' '$T_TMP/run.out' &&
+		\"$ES\" sinfo -h -N -o '%N %T' | sort | tr '\n' ' ' | grep -qE '^node0 idle node1 idle node2 drained '"
+"$ES" scontrol show node node2 >"$T_TMP/node2"
+t_check "--drain: node2's reason names the failed check and its value" \
+	grep -qE 'Reason=ccdiag netpair-only: netpair diagnosis: node bad: .*netpair_bw node[0-9]-node[0-9] 0\.[0-9]+ Gb/s' "$T_TMP/node2"
+
+"$ES" down >/dev/null 2>&1
+"$EMU" exec node0 env SLURM_CONF=/run/ccdiag-slurm/slurm.conf SLURM_JOB_ID= "$D" run -p "$FX/netpair-only.ini" --drain \
+	-o /run/ccdiag-nodrain >"$T_TMP/nd.out" 2>"$T_TMP/nd.err"
+rc=$?
+t_check "--drain with no controller answering: refused, one line, exit 2, nothing run" \
+	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/nd.err') -eq 1 ] && grep -q -- '--drain needs Slurm' '$T_TMP/nd.err' &&
+		[ ! -e /run/ccdiag-nodrain ]"
+t_done
