@@ -6,7 +6,7 @@
 #
 #   tests/gpu/run.sh                 # all GPUs of this host
 #   NGPU=2 OUT=/tmp/gpu tests/gpu/run.sh
-#   CCDIAG_FAKECUDA_GPUS=2 NGPU=2 SIZES="-b 1M -e 4M" NCCL_MAX=1M tests/gpu/run.sh
+#   CCDIAG_FAKECUDA_GPUS=2 NGPU=2 SIZES="-b 1M -e 4M" NCCL_MAX=1M GEMM_SHAPES=256 GEMM_SECONDS=1 tests/gpu/run.sh
 #                                    # a dry run of this script under the CUDA test double
 #                                    # (tests/fakes/fake.h): its figures are not measurements
 #
@@ -72,8 +72,8 @@ step probes 180 -n 20 -w 5 -r 5 ${SIZES:-} pcie nvlink hbm
 step nccl 150 -B nccl -b 8 -e "${NCCL_MAX:-1G}" -f 2 -n 20 -w 5 -r 5 all_reduce
 # matmul: bf16 and fp8 (skipped by the probe below compute capability 8.9), two shapes,
 # 20 timed products each, 10 s sustained on 8192^3; gpuhealth before and after
-step compute 180 --gemm-dtypes bf16,fp8 --gemm-shapes 8192,4096 --gemm-iters 20 --gemm-warmup 5 \
-	--gemm-seconds 10 gpuhealth gemm
+step compute 180 --gemm-dtypes bf16,fp8 --gemm-shapes "${GEMM_SHAPES:-8192,4096}" --gemm-iters 20 --gemm-warmup 5 \
+	--gemm-seconds "${GEMM_SECONDS:-10}" gpuhealth gemm
 
 # a hung rank under NCCL: the watchdog must name it and end the job (exit 4)
 if [ "$NGPU" -ge 2 ]; then
