@@ -336,6 +336,18 @@ int cmp_inputs_of(const json_t *in, struct est_inputs *e)
 	e->busbw_GBps = num_or(in, "busbw_GBps", NAN);
 	e->alpha_us = num_or(in, "alpha_us", NAN);
 	e->beta_GBps = num_or(in, "beta_GBps", NAN);
+	/* the parallel layout and what its terms were priced at (docs/estimate.md) */
+	e->bytes_per_param = num_or(in, "bytes_per_param", NAN);
+	e->tp = (int)num_or(in, "tp", 0);
+	e->pp = (int)num_or(in, "pp", 0);
+	e->gpus_per_node = (int)num_or(in, "gpus_per_node", 0);
+	e->ga_steps = (int)num_or(in, "ga_steps", 0);
+	e->layers = num_or(in, "layers", NAN);
+	e->act_bytes = num_or(in, "act_bytes", NAN);
+	e->beta_busbw_GBps = num_or(in, "beta_busbw_GBps", NAN);
+	e->fit_ranks = (int)num_or(in, "fit_ranks", 0);
+	e->tp_busbw_GBps = num_or(in, "tp_busbw_GBps", NAN);
+	e->pair_GBps = num_or(in, "pair_GBps", NAN);
 	return 0;
 }
 
@@ -360,6 +372,13 @@ static void apply_flags(struct est_inputs *e, const struct workload *w)
 		case WL_PRICE: e->price_gpu_hour = v; break;
 		case WL_BUCKET: e->bucket_bytes = v; break;
 		case WL_OVERLAP: e->overlap = v; break;
+		case WL_TP: e->tp = (int)v; break;
+		case WL_PP: e->pp = (int)v; break;
+		case WL_GPUS_PER_NODE: e->gpus_per_node = (int)v; break;
+		case WL_GA_STEPS: e->ga_steps = (int)v; break;
+		case WL_BYTES_PER_PARAM: e->bytes_per_param = v; break;
+		case WL_LAYERS: e->layers = v; break;
+		case WL_ACT_BYTES: e->act_bytes = v; break;
 		default: break;
 		}
 	}
