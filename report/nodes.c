@@ -131,6 +131,12 @@ json_t *nodes_plan(const char *name, const json_t *summary, const json_t *inputs
 		return NULL;
 	if (cmp_inputs_of(inputs, &in))
 		return NULL;
+	/*
+	 * the busbw given at each node count already carries that ring's latency
+	 * (measured, or the fit's ring extrapolation): the estimate must not add
+	 * the latency of more ranks than the fit measured a second time
+	 */
+	in.fit_ranks = 0;
 	alpha = in.alpha_us;
 	beta = in.beta_GBps;
 	bus0 = num(inputs, "busbw_GBps");
