@@ -423,17 +423,15 @@ static void kv_table(FILE *f, const struct markup *m, const json_t *o, const jso
 	fputs(m->table_close, f);
 }
 
-/* a model's output is never mistaken for a measurement */
-static void estimate(FILE *f, const struct markup *m, const json_t *s)
+/*
+ * The heading, box and first paragraph of a model's section (the estimate,
+ * the checkpoint model): its label, and why it was not made; the paragraph
+ * is left open for the caller.
+ */
+static void model_open(FILE *f, const struct markup *m, const json_t *e, const char *id,
+		       const char *title)
 {
-	static const char *const in_heads[] = { "input", "value", "source" };
-	static const char *const out_heads[] = { "name", "value" };
-	const json_t *e = json_object_get(s, "estimate"), *n;
-	size_t i;
-
-	if (!json_is_object(e))
-		return;
-	m->heading(f, 2, "estimate", "Estimate (a model, not a measurement)");
+	m->heading(f, 2, id, title);
 	fputs(m->box_open, f);
 	m->p_open(f, NULL);
 	fputs(m->b_open, f);
@@ -445,6 +443,19 @@ static void estimate(FILE *f, const struct markup *m, const json_t *s)
 		E(f, m, "%s", j_str(e, "reason"));
 		fputs(".", f);
 	}
+}
+
+/* a model's output is never mistaken for a measurement */
+static void estimate(FILE *f, const struct markup *m, const json_t *s)
+{
+	static const char *const in_heads[] = { "input", "value", "source" };
+	static const char *const out_heads[] = { "name", "value" };
+	const json_t *e = json_object_get(s, "estimate"), *n;
+	size_t i;
+
+	if (!json_is_object(e))
+		return;
+	model_open(f, m, e, "estimate", "Estimate (a model, not a measurement)");
 	fputs(" Every input of the model, and where it came from:", f);
 	fputs(m->p_close, f);
 	kv_table(f, m, json_object_get(e, "inputs"), json_object_get(e, "sources"), in_heads, 3);
@@ -473,18 +484,7 @@ static void checkpoint(FILE *f, const struct markup *m, const json_t *s)
 
 	if (!json_is_object(e))
 		return;
-	m->heading(f, 2, "checkpoint", "Checkpoints (a model, not a measurement)");
-	fputs(m->box_open, f);
-	m->p_open(f, NULL);
-	fputs(m->b_open, f);
-	E(f, m, "%s", *j_str(e, "label") ? j_str(e, "label") : "model, not a measurement");
-	fputs(m->b_close, f);
-	fputs(".", f);
-	if (json_is_false(json_object_get(e, "made"))) {
-		fputs(" Not made: ", f);
-		E(f, m, "%s", j_str(e, "reason"));
-		fputs(".", f);
-	}
+	model_open(f, m, e, "checkpoint", "Checkpoints (a model, not a measurement)");
 	fputs(m->p_close, f);
 	if (json_is_object(json_object_get(e, "inputs")))
 		kv_table(f, m, json_object_get(e, "inputs"), json_object_get(e, "sources"), in_heads, 3);
