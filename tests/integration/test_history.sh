@@ -73,9 +73,11 @@ t_check "eight concurrent appends: none failed ($crc), 8 runs with 4 criteria ea
 
 # a locked database: another writer holds it past the busy timeout -> exit 3, the report written
 sqlite3 l.db 'create table t(x)'
-(echo 'BEGIN EXCLUSIVE;'; echo 'insert into t values(1);'; sleep 30) | sqlite3 l.db &
+# the holder waits out the probe below's brief lock (.timeout) instead of losing its
+# BEGIN to it, which left the database unlocked and the case passing ccreport through
+(echo '.timeout 20000'; echo 'BEGIN EXCLUSIVE;'; echo 'insert into t values(1);'; sleep 60) | sqlite3 l.db &
 holder=$!
-for _ in $(seq 100); do
+for _ in $(seq 300); do
 	sqlite3 l.db 'BEGIN IMMEDIATE; ROLLBACK;' 2>/dev/null || break
 	sleep 0.1
 done
