@@ -204,38 +204,15 @@ PY=$(command -v python3)
 if [ -z "$PY" ]; then
 	t_skip "throughput: python3 not installed"
 else
-	cat >"$T_TMP/tput.py" <<'EOF'
-import socket, sys, time
-mode, addr, port, sec = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
-if mode == "server":
-    s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    s.bind((addr, port)); s.listen(1); s.settimeout(sec)
-    c, _ = s.accept(); c.settimeout(sec)
-    buf = bytearray(1 << 20); n = 0; t0 = mark_t = None; mark_n = 0
-    end = time.monotonic() + sec
-    while time.monotonic() < end:
-        k = c.recv_into(buf)
-        if not k: break
-        now = time.monotonic(); n += k
-        if t0 is None: t0 = now
-        if mark_t is None and now - t0 >= 0.3: mark_t, mark_n = now, n
-    t1 = time.monotonic()
-    print("%.0f" % ((n - mark_n) * 8 / (t1 - mark_t)) if mark_t and t1 - mark_t > 0.2 else "0")
-else:
-    c = socket.create_connection((addr, port), timeout=5)
-    data = b"\0" * (1 << 20); end = time.monotonic() + sec
-    while time.monotonic() < end: c.sendall(data)
-    c.close()
-EOF
 	best=0
 	for try in 1 2 3; do # retries: a loaded machine can starve a 2 s sample
-		timeout 10 "$EMU" exec node1 "$PY" "$T_TMP/tput.py" server 198.18.0.2 $((5300 + try)) 6 >"$T_TMP/tput" 2>"$T_TMP/tput.err" &
+		timeout 10 "$EMU" exec node1 "$PY" "$T_ROOT/scripts/tput.py" server 198.18.0.2 $((5300 + try)) 6 >"$T_TMP/tput" 2>"$T_TMP/tput.err" &
 		spid=$!
 		for _ in 1 2 3 4 5 6 7 8 9 10; do # wait (bounded) for the listener
 			"$EMU" exec node1 ss -Hltn "sport = :$((5300 + try))" 2>/dev/null | grep -q . && break
 			sleep 0.1
 		done
-		timeout 8 "$EMU" exec node0 "$PY" "$T_TMP/tput.py" client 198.18.0.2 $((5300 + try)) 2 2>>"$T_TMP/tput.err"
+		timeout 8 "$EMU" exec node0 "$PY" "$T_ROOT/scripts/tput.py" client 198.18.0.2 $((5300 + try)) 2 2>>"$T_TMP/tput.err"
 		wait "$spid"
 		bps=$(head -n 1 "$T_TMP/tput")
 		[[ $bps =~ ^[0-9]+$ ]] || bps=0
