@@ -73,17 +73,22 @@ t_check "eight concurrent appends: none failed ($crc), 8 runs with 4 criteria ea
 
 # a locked database: another writer holds it past the busy timeout -> exit 3, the report written
 sqlite3 l.db 'create table t(x)'
-# the holder waits out the probe below's brief lock (.timeout) instead of losing its
-# BEGIN to it, which left the database unlocked and the case passing ccreport through
-(echo '.timeout 20000'; echo 'BEGIN EXCLUSIVE;'; echo 'insert into t values(1);'; sleep 60) | sqlite3 l.db &
+# the holder reads its commands from a FIFO held open here: it keeps the lock until
+# the FIFO closes, then sees end of input and exits (no sleep to wait out). It waits
+# out the probe below's brief lock (.timeout) instead of losing its BEGIN to it,
+# which left the database unlocked and the case passing ccreport through.
+mkfifo hold.fifo
+sqlite3 l.db <hold.fifo &
 holder=$!
+exec 9>hold.fifo
+printf '.timeout 20000\nBEGIN EXCLUSIVE;\ninsert into t values(1);\n' >&9
 for _ in $(seq 300); do
 	sqlite3 l.db 'BEGIN IMMEDIATE; ROLLBACK;' 2>/dev/null || break
 	sleep 0.1
 done
 CCREPORT_BUSY_TIMEOUT_MS=200 "$CCREPORT" -q -p "$PROFILE" -o locked --history l.db r1.jsonl 2>locked.err
 rc=$?
-kill "$holder" 2>/dev/null
+exec 9>&-
 wait "$holder" 2>/dev/null
 t_check "locked: exit 3, one line '$(cat locked.err)', summary.json and index.html still written" \
 	test "$rc" -eq 3 -a "$(wc -l <locked.err)" -eq 1 -a -s locked/summary.json -a -s locked/index.html
