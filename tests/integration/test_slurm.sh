@@ -26,7 +26,9 @@ t_check "slurmctld and 3 slurmd up, every node idle" grep -q 'every node idle' "
 
 # results outside /tmp: every emulated host has a private /tmp
 out=/run/ccdiag-slurm/run
-"$ES" salloc -N3 "$D" run -p "$FX/netpair-only.ini" -o "$out" --drain >"$T_TMP/run.out" 2>"$T_TMP/run.err"
+# 1 MiB netpair messages: on node2's 100mbit link a 4 MiB one takes 0.34 s a step
+"$ES" salloc -N3 "$D" run -p "$FX/netpair-only.ini" -o "$out" --drain -- --pair-bw-size 1M \
+	>"$T_TMP/run.out" 2>"$T_TMP/run.err"
 rc=$?
 t_check "ccdiag in salloc: exit 1 (node2 fails), as ccreport's" [ "$rc" -eq 1 ]
 t_check "ccdiag in salloc: planned for the 3 nodes of the allocation, launched with srun --mpi=pmix" \
@@ -43,8 +45,10 @@ t_check "--drain: scontrol drained node2 alone" \
 t_check "--drain: node2's reason names the failed check and its value" \
 	grep -qE 'Reason=ccdiag netpair-only: netpair diagnosis: node bad: .*netpair_bw node[0-9]-node[0-9] 0\.[0-9]+ Gb/s' "$T_TMP/node2"
 
+# the configuration stays (a copy: down removes the state folder), the controller is gone
+cp /run/ccdiag-slurm/slurm.conf "$T_TMP/slurm.conf"
 "$ES" down >/dev/null 2>&1
-"$EMU" exec node0 env SLURM_CONF=/run/ccdiag-slurm/slurm.conf SLURM_JOB_ID= "$D" run -p "$FX/netpair-only.ini" --drain \
+"$EMU" exec node0 env SLURM_CONF="$T_TMP/slurm.conf" SLURM_JOB_ID= "$D" run -p "$FX/netpair-only.ini" --drain \
 	-o /run/ccdiag-nodrain >"$T_TMP/nd.out" 2>"$T_TMP/nd.err"
 rc=$?
 t_check "--drain with no controller answering: refused, one line, exit 2, nothing run" \
