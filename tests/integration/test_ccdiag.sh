@@ -182,8 +182,10 @@ t_check "ccprobe progress: -q silences it" bash -c "! grep -q elapsed '$T_TMP/p.
 # ---- the emulated cluster
 t_emu_suite "emulated cluster runs need root (network namespaces)"
 out=$T_TMP/emu
+# 1 MiB netpair messages (on node2's 100mbit link a 4 MiB one takes 0.34 s a step) and
+# half a second per collective size keep the run short; what is judged stays the same
 "$D" run -p emu-1g --emulated 4 --degrade node2=100mbit -o "$out" --drain-list "$T_TMP/drain" \
-	>"$T_TMP/emu.out" 2>"$T_TMP/emu.err"
+	-- --pair-bw-size 1M --time-per-size 0.5 >"$T_TMP/emu.out" 2>"$T_TMP/emu.err"
 rc=$?
 t_check "degraded host: exit 1, as ccreport's" [ "$rc" -eq 1 ]
 t_check "degraded host: the report fails netpair_bw on node2's links and the diagnosis names node2" \
@@ -203,7 +205,8 @@ printf 'FIGURE ccdiag emu-1g 4 hosts node2=100mbit: %s\n' "$(grep '^ccdiag: tota
 
 # a phase that hangs ends in its timeout record; the next phase runs
 out=$T_TMP/hang
-CCPROBE_FAULT=hang:1:4194304 "$D" run -p emu-1g --emulated 2 -o "$out" -- --timeout 20 \
+# (10 s: beyond any healthy netpair step of 2 hosts, even on a loaded machine)
+CCPROBE_FAULT=hang:1:4194304 "$D" run -p emu-1g --emulated 2 -o "$out" -- --timeout 10 --time-per-size 0.5 \
 	>"$T_TMP/hang.out" 2>"$T_TMP/hang.err"
 rc=$?
 t_check "hung pairs phase: its timeout record names the measurement" \

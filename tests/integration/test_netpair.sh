@@ -25,11 +25,14 @@ up() {
 	"$EMU" up "$@" --rate 1gbit >"$T_TMP/up.log" 2>&1 || { cat "$T_TMP/up.log"; return 1; }
 }
 
-# probe FILE NP [mpirun/ccprobe args...]: runs netpair, leaves the exit code in $RC
+# probe FILE NP [mpirun/ccprobe args...]: runs netpair, leaves the exit code in $RC.
+# A run that names a bad node exits 1, and mpirun then waits a second per daemon
+# before it kills ranks that already left (odls_base_sigkill_timeout): 3-4 s a run
+# here. No signal is sent to these runs, so that wait protects nothing.
 probe() {
 	local out=$1 np=$2
 	shift 2
-	"$EMU" mpirun "$@" -np "$np" "$PROBE" -q -o "$out" netpair $PROBE_ARGS \
+	"$EMU" mpirun --mca odls_base_sigkill_timeout 0 "$@" -np "$np" "$PROBE" -q -o "$out" netpair $PROBE_ARGS \
 		>"$out.log" 2>&1
 	RC=$?
 }
@@ -135,6 +138,11 @@ else
 fi
 
 # ---------------------------------------------------------------- degraded
+# A link at 100mbit moves a 4 MiB message in 0.34 s, so every step on it (warm-up
+# and one window, per direction) and every confirming retest takes seconds: 1 MiB
+# messages keep each step near --pair-time and the suite short. The fault stays
+# ten times below a healthy link whatever the message size.
+PROBE_ARGS="--pair-bw-size 1M"
 # check_bad FILE HOST N: HOST and only it is a bad node; its links are explained by it
 check_bad() {
 	local f=$1 host=$2 n=$3 want fl

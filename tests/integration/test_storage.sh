@@ -268,8 +268,8 @@ else
 	t_fail "emucluster up 3 --storage 2: $(tail -5 "$T_TMP/up.log")"
 fi
 
-# the slow cases move 2 MiB shards over 10mbit: keep them short
-EMUSMALL=(--storage-size 2M --storage-block 1M --storage-reps 2 --storage-files 20 --storage-reads 10)
+# the slow cases move 1 MiB shards over 10mbit (1.25 MB/s): keep them short
+EMUSMALL=(--storage-size 1M --storage-block 1M --storage-reps 2 --storage-files 20 --storage-reads 10)
 # a storage host's link shaped to 10mbit (100x below 1gbit): fails on write GB/s
 if "$EMU" up 3 --storage 1:10mbit >"$T_TMP/up.log" 2>&1; then
 	emu_run slowstor 3
