@@ -209,7 +209,7 @@ deps:
 	@scripts/deps.sh
 
 check: deps
-	@$(MAKE) --no-print-directory all $(TEST_BIN) $(FUZZ_BIN) $(B)/tests/gen_results $(FAKE_LIB)
+	@$(MAKE) --no-print-directory -j$$(nproc) all $(TEST_BIN) $(FUZZ_BIN) $(B)/tests/gen_results $(FAKE_LIB)
 	@tests/run.sh
 
 # the netpair and report suites beside a busy loop per core (tests/run.sh, CCDIAG_TEST_HOG)

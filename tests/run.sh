@@ -1,7 +1,10 @@
 #!/bin/bash
-# tests/run.sh: runs every test suite (unit binaries under build/tests, then
+# tests/run.sh: runs every test suite (unit binaries under build/tests and
 # tests/integration/test_*.sh) and ends with one line
 # "check: N passed, N failed" over all of them. Exit 0 only when none failed.
+# Two lanes run side by side: the emulated-cluster suites, one at a time, and
+# every other suite; each suite's block is printed when it ends, with its
+# seconds. CCDIAG_TEST_JOBS=1 runs the lanes one after the other.
 # TESTS=pattern limits the suites run (a substring of the suite name; several
 # patterns separated by spaces run the suites that match any).
 # CCDIAG_TEST_HOG=1 runs them with a CPU hog beside them: one busy loop per
@@ -11,16 +14,26 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-passed=0
-failed=0
-skipped=0
-bad_suites=()
 log_dir=build/test-logs
 rm -rf "$log_dir"
 mkdir -p "$log_dir"
+print_lock=$log_dir/.print.lock
 
-count() {  # count SUITE LOG: adds the suite's counts from its output
-	local suite=$1 log=$2 p f s
+# run_suite KIND NAME CMD...: runs one suite into its log, then prints its block
+# (failures, counts, seconds) at once, under a lock so two lanes never interleave
+# lines, and leaves "passed failed skipped rc" in its .result file for the total.
+run_suite() {
+	local kind=$1 name=$2 log rc p f s t0 block
+	shift 2
+	local pat hit=0
+	for pat in ${TESTS:-""}; do
+		case "$name" in *"$pat"*) hit=1 ;; esac
+	done
+	[ -z "${TESTS:-}" ] || [ "$hit" -eq 1 ] || return 0
+	log="$log_dir/$kind-$name.log"
+	t0=$SECONDS
+	"$@" >"$log" 2>&1
+	rc=$?
 	if grep -q '^\[==========\]' "$log"; then
 		# cmocka: "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s), listed below:"
 		p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -1)
@@ -30,34 +43,17 @@ count() {  # count SUITE LOG: adds the suite's counts from its output
 		# shell suites (tests/lib.sh): "SUITE: N passed, N failed, N skipped"
 		read -r p f s < <(sed -n 's/^[a-z_0-9]*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$log" | tail -1)
 	fi
-	passed=$((passed + ${p:-0}))
-	failed=$((failed + ${f:-0}))
-	skipped=$((skipped + ${s:-0}))
-	printf '%s\n' "$suite: ${p:-0} passed, ${f:-0} failed, ${s:-0} skipped"
-}
-
-run_suite() {  # run_suite KIND NAME CMD...
-	local kind=$1 name=$2 log rc
-	shift 2
-	local pat hit=0
-	for pat in ${TESTS:-""}; do
-		case "$name" in *"$pat"*) hit=1 ;; esac
-	done
-	[ -z "${TESTS:-}" ] || [ "$hit" -eq 1 ] || return
-	log="$log_dir/$kind-$name.log"
-	echo "=== $name"
-	"$@" >"$log" 2>&1
-	rc=$?
-	grep -E '^(FAIL|SKIP) |^\[  FAILED  \] [a-z]|^\[  ERROR   \]' "$log"
-	count "$name" "$log"
+	p=${p:-0} f=${f:-0} s=${s:-0}
+	block="=== $name ($((SECONDS - t0)) s)"$'\n'
+	block+=$(grep -E '^(FAIL|SKIP) |^\[  FAILED  \] [a-z]|^\[  ERROR   \]' "$log")
+	block+=${block:+$'\n'}"$name: $p passed, $f failed, $s skipped"
 	# a suite that crashed or failed without counting a failure still fails
-	if [ "$rc" -ne 0 ]; then
-		bad_suites+=("$name")
-		if ! grep -qE '^FAIL |^\[  FAILED  \]' "$log"; then
-			failed=$((failed + 1))
-			echo "$name: exited $rc without a counted failure (see $log)"
-		fi
+	if [ "$rc" -ne 0 ] && ! grep -qE '^FAIL |^\[  FAILED  \]' "$log"; then
+		f=$((f + 1))
+		block+=$'\n'"$name: exited $rc without a counted failure (see $log)"
 	fi
+	echo "$p $f $s $rc" >"$log_dir/$kind-$name.result"
+	{ flock 9; printf '%s\n' "$block"; } 9>"$print_lock"
 }
 
 hogs=()
@@ -67,26 +63,64 @@ if [ "${CCDIAG_TEST_HOG:-0}" = 1 ]; then
 		timeout "${CCDIAG_TEST_HOG_S:-3600}" bash -c 'while :; do :; done' &
 		hogs+=($!)
 	done
-	trap 'kill "${hogs[@]}" 2>/dev/null' EXIT
 	echo "cpu hog: ${#hogs[@]} busy loop(s), one per core, beside the suites"
 fi
 
-for t in build/tests/test_*; do
-	[ -x "$t" ] || continue
-	run_suite unit "$(basename "$t")" "$t"
-done
-# Suites that build the emulated cluster take a host-wide lock: its namespace
-# names are global, so two test runs (or a test and make demo) must not overlap.
+# Two lanes side by side (CCDIAG_TEST_JOBS=1: one after the other). The suites
+# that build the emulated cluster spend most of their time waiting on shaped
+# links and timeouts, so the other suites run beside them. The emulated lane
+# takes a host-wide lock: its namespace names are global, so two test runs (or
+# a test and make demo) must not overlap.
 EMU_LOCK=/run/lock/ccdiag-emucluster.lock
+emu_suites=() local_suites=()
 for t in tests/integration/test_*.sh; do
 	[ -f "$t" ] || continue
-	if grep -q 'emucluster' "$t" && command -v flock >/dev/null && [ -w /run/lock ]; then
-		run_suite integration "$(basename "$t" .sh)" flock -w 1800 "$EMU_LOCK" bash "$t"
-	else
-		run_suite integration "$(basename "$t" .sh)" bash "$t"
-	fi
+	if grep -q 'emucluster' "$t"; then emu_suites+=("$t"); else local_suites+=("$t"); fi
 done
 
+local_lane() {
+	local t
+	for t in build/tests/test_*; do
+		[ -x "$t" ] || continue
+		run_suite unit "$(basename "$t")" "$t"
+	done
+	for t in "${local_suites[@]}"; do
+		run_suite integration "$(basename "$t" .sh)" bash "$t"
+	done
+}
+
+emu_lane() {
+	local t
+	for t in "${emu_suites[@]}"; do
+		if command -v flock >/dev/null && [ -w /run/lock ]; then
+			run_suite integration "$(basename "$t" .sh)" flock -w 1800 "$EMU_LOCK" bash "$t"
+		else
+			run_suite integration "$(basename "$t" .sh)" bash "$t"
+		fi
+	done
+}
+
+lane_pid=
+trap '[ -n "$lane_pid" ] && kill "$lane_pid" 2>/dev/null; [ ${#hogs[@]} -eq 0 ] || kill "${hogs[@]}" 2>/dev/null' EXIT
+if [ "${CCDIAG_TEST_JOBS:-2}" -gt 1 ]; then
+	local_lane &
+	lane_pid=$!
+	emu_lane
+	wait "$lane_pid"
+	lane_pid=
+else
+	local_lane
+	emu_lane
+fi
+
+passed=0 failed=0 skipped=0 bad_suites=()
+for r in "$log_dir"/*.result; do
+	[ -f "$r" ] || continue
+	read -r p f s rc <"$r"
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	name=$(basename "$r" .result)
+	[ "$rc" -eq 0 ] || bad_suites+=("${name#*-}")
+done
 [ ${#bad_suites[@]} -eq 0 ] || echo "failing suites: ${bad_suites[*]} (logs in $log_dir)"
 [ "$skipped" -eq 0 ] || echo "($skipped skipped)"
 echo "check: $passed passed, $failed failed"
