@@ -270,8 +270,14 @@ int main(int argc, char **argv)
 	if (options_parse(&o, argc, argv, params, err, sizeof(err)) ||
 	    (!o.help && !o.version && !o.list && validate(&o, err, sizeof(err)))) {
 		options_one_line(err);
-		if (env_rank == 0)
-			fprintf(stderr, "ccprobe: error: %s\nTry 'ccprobe --help' for usage.\n", err);
+		/*
+		 * Rank 0 alone reports it and alone exits 2: mpirun aborts the job at
+		 * the first non-zero exit, and another rank's could kill rank 0
+		 * before its line is out (no MPI yet to wait for it).
+		 */
+		if (env_rank != 0)
+			return CC_EXIT_OK;
+		fprintf(stderr, "ccprobe: error: %s\nTry 'ccprobe --help' for usage.\n", err);
 		return CC_EXIT_USAGE;
 	}
 	if (o.plan_nodes && !o.help && !o.version && !o.list) {

@@ -32,7 +32,7 @@ up() {
 probe() {
 	local out=$1 np=$2
 	shift 2
-	"$EMU" mpirun --mca odls_base_sigkill_timeout 0 "$@" -np "$np" "$PROBE" -q -o "$out" netpair $PROBE_ARGS \
+	"$EMU" mpirun "$@" --mca odls_base_sigkill_timeout 0 -np "$np" "$PROBE" -q -o "$out" netpair $PROBE_ARGS \
 		>"$out.log" 2>&1
 	RC=$?
 }
