@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "render.h"
+#include "../render/render.h"
 
 struct workload;
 struct est_inputs;

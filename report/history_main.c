@@ -4,7 +4,7 @@
  * missing, corrupt or other-schema database, 3 locked or outputs not written.
  */
 #include "history.h"
-#include "render.h"
+#include "../render/render.h"
 #include "report.h"
 
 #include <errno.h>

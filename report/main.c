@@ -5,10 +5,10 @@
  * NCCL or verbs. Exit codes: enum rpt_exit (README.md, --help).
  */
 #include "report.h"
-#include "render.h"
+#include "../render/render.h"
 #include "compare.h"
 #include "history.h"
-#include "prom.h"
+#include "../render/prom.h"
 
 #include <errno.h>
 #include <getopt.h>

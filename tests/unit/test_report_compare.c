@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "../../report/compare.h"
-#include "../../report/prom.h"
+#include "../../render/prom.h"
 #include "../../report/report.h"
 
 /* a summary with one criterion and, when busbw > 0, an estimate */

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../report/render.h"
+#include "../../render/render.h"
 
 #define FIXTURES "tests/fixtures/report"
 

@@ -6,7 +6,7 @@
  * string of it goes through the markup's esc (put_esc, put_plain), and the
  * terminal prints control characters as '?'.
  */
-#include "compare.h"
+#include "../report/compare.h"
 #include "escape.h"
 #include "render_priv.h"
 

@@ -6,7 +6,7 @@
  */
 #include "chart.h"
 #include "escape.h"
-#include "history.h"
+#include "../report/history.h"
 #include "render_priv.h"
 
 #include <math.h>

@@ -7,7 +7,7 @@
  * through gp_quote or gp_label; data files hold numbers only.
  */
 #include "chart.h"
-#include "compare.h"
+#include "../report/compare.h"
 
 #include <math.h>
 #include <stdlib.h>
