@@ -5,7 +5,9 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "escape.h"
 #include "render.h"
+#include "../fmt/fmt.h"
 
 /* One chart drawn by gnuplot, kept in memory for every renderer. */
 struct chart {
@@ -87,21 +89,5 @@ int render_write_file(const char *dir, const char *name, const char *what,
 		      const json_t *s, const struct charts *c, char *err, size_t len);
 /* removes the chart-*.svg an earlier report left in dir */
 void render_remove_old_charts(const char *dir);
-
-/* render.c: reading the summary leniently; a missing field reads as empty */
-const char *j_str(const json_t *o, const char *key);           /* "" unless a string */
-const char *j_text(const json_t *v, char *buf, size_t len);    /* string, number, bool; "" otherwise */
-int j_num(const json_t *o, const char *key, double *out);      /* 1 when a number */
-const json_t *j_arr(const json_t *o, const char *key);         /* NULL unless an array */
-void fmt_value(char *buf, size_t len, const json_t *v);        /* number with sensible digits, or "n/a" */
-void fmt_value_unit(char *buf, size_t len, const json_t *o, const char *key, const char *unit);
-void fmt_failure(char *buf, size_t len, const json_t *fl);  /* "el (host h): v, bound b, shortfall s%" */
-void fmt_bound(char *buf, size_t len, const json_t *crit);     /* ">= 335 GB/s", relative bounds explained */
-const char *verdict_word(const char *v);
-char *j_plain(const json_t *v);    /* malloc'd plain text of any value: arrays "a, b", objects "k=v, ..." */
-/* formats plain text, then writes it through esc (escape.h): nothing formatted escapes it */
-void put_esc(FILE *f, void (*esc)(FILE *, const char *), const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-void put_plain(FILE *f, void (*esc)(FILE *, const char *), const json_t *v);                       /* "PASS", "FAIL", ... or "UNKNOWN" */
 
 #endif

@@ -10,7 +10,7 @@
  */
 #include "compare.h"
 #include "estimate.h"
-#include "../render/render_priv.h"
+#include "../fmt/fmt.h"
 #include "report.h"
 
 #include <errno.h>

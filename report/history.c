@@ -11,7 +11,7 @@
  */
 #include "history.h"
 #include "report.h"
-#include "../render/render_priv.h"
+#include "../fmt/fmt.h"
 #include "../core/stats.h"
 
 #include <math.h>

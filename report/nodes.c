@@ -9,7 +9,7 @@
  */
 #include "compare.h"
 #include "estimate.h"
-#include "../render/render_priv.h"
+#include "../fmt/fmt.h"
 
 #include <math.h>
 #include <string.h>
