@@ -498,19 +498,6 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-static void draw_report(struct chart_ctx *ctx, const json_t *summary)
-{
-	chart_collectives(ctx, summary);
-	chart_netpair(ctx, summary);
-	chart_criteria(ctx, summary);
-	chart_scaling(ctx, summary);
-}
-
-void charts_draw(const json_t *summary, const struct render_opts *o, struct charts *c)
-{
-	charts_draw_with(summary, o, c, draw_report);
-}
-
 void charts_draw_with(const json_t *doc, const struct render_opts *o, struct charts *c,
 		      void (*draw)(struct chart_ctx *, const json_t *))
 {

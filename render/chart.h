@@ -29,12 +29,6 @@ FILE *chart_data(struct chart_ctx *ctx, const char *name);
 void chart_fail(struct chart_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* chart_kinds.c: one function per kind of chart; each adds zero or more */
-void chart_collectives(struct chart_ctx *ctx, const json_t *summary);
-void chart_netpair(struct chart_ctx *ctx, const json_t *summary);
-void chart_criteria(struct chart_ctx *ctx, const json_t *summary);
-void chart_scaling(struct chart_ctx *ctx, const json_t *summary);
-
 /* quotes s as a gnuplot single-quoted string, escaped (escape.h) */
 void gp_quote(FILE *f, const char *s);
 /* the same for a tic label: cut to CHART_LABEL_MAX bytes with "...", '%' doubled */

@@ -27,11 +27,11 @@ struct charts {
 	int nerr;
 };
 
-/* chart.c: draws every chart the summary has data for; never fails the report */
+/* chart_kinds.c: draws every chart the summary has data for; never fails the report */
 void charts_draw(const json_t *summary, const struct render_opts *o, struct charts *c);
 void charts_free(struct charts *c);
 struct chart_ctx;
-/* the same for another document (ccreport compare, history): draw adds its charts */
+/* chart.c: the same for any document (the summary, compare, history): draw adds its charts */
 void charts_draw_with(const json_t *doc, const struct render_opts *o, struct charts *c,
 		      void (*draw)(struct chart_ctx *, const json_t *));
 /* the longest a gnuplot child may run before it is killed, unless render_opts says */
