@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "../render/render.h"
 
@@ -37,6 +38,7 @@ struct cmp_judge {
 	const char *argv0;       /* for profile_find */
 	char **wl;               /* the -w KEY=VALUE flags of the estimate, in order */
 	int nwl;
+	time_t now;              /* the judged summaries' time (render_report_time) */
 };
 
 /*

@@ -129,6 +129,7 @@ int compare_main(int argc, char **argv, const char *argv0)
 	runs = calloc(argc - optind, sizeof(*runs));
 	if (!runs)
 		goto out;
+	judge.now = render_report_time();
 	for (int i = optind; i < argc; i++) {
 		if (cmp_run_load(&runs[nruns], argv[i], &judge, err, sizeof(err))) {
 			fprintf(stderr, "%s\n", err);

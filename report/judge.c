@@ -43,7 +43,7 @@ json_t *judge_results(const struct cmp_judge *j, const char *path, char *err, si
 	eval_finish(&e);
 	so.profile_path = ppath;
 	so.baseline_tol = p.baseline_tol;
-	so.now = render_report_time();
+	so.now = j->now;
 	s = summary_build(&e, &so, err, len);
 free_eval:
 	eval_free(&e);
