@@ -1,5 +1,5 @@
 /*
- * report/chart.c: runs gnuplot (its svg terminal) as a time-limited child in
+ * render/chart.c: runs gnuplot (its svg terminal) as a time-limited child in
  * a private temp dir and turns what it writes into charts for the
  * renderers. Nothing here can fail the report: a chart that cannot be drawn
  * becomes one line in charts.errors, and no gnuplot means no charts and a

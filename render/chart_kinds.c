@@ -7,7 +7,9 @@
  * names) reaches gnuplot as an escaped single-quoted string in the script
  * (gp_quote).
  */
+#include "chart_kinds.h"
 #include "chart.h"
+#include "../fmt/fmt.h"
 
 #include <math.h>
 #include <stdlib.h>

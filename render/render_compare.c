@@ -1,14 +1,20 @@
 /*
- * report/render_compare.c: compare.md and compare.html, the comparison
+ * render/render_compare.c: compare.md and compare.html, the comparison
  * document written with the report's own markup (render_md.c,
  * render_html.c: struct markup) and charts (chart.c), and the terminal
  * text. Like the report's renderers they read only the document; every
  * string of it goes through the markup's esc (put_esc, put_plain), and the
  * terminal prints control characters as '?'.
  */
-#include "../report/compare.h"
+#include "render_compare.h"
+#include "chart.h"
+#include "chart_compare.h"
 #include "escape.h"
-#include "render_priv.h"
+#include "render.h"
+#include "render_doc.h"
+#include "render_html.h"
+#include "render_md.h"
+#include "../fmt/fmt.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -1,10 +1,13 @@
 /*
- * report/render_doc.c: the sections of report.md and index.html, written
+ * render/render_doc.c: the sections of report.md and index.html, written
  * once. Each section walks the summary and writes through a struct markup
  * (render_priv.h): literal markup from its strings and hooks, everything
  * that came from the summary through m->esc (put_esc, put_plain).
  */
-#include "render_priv.h"
+#include "render_doc.h"
+#include "escape.h"
+#include "render.h"
+#include "../fmt/fmt.h"
 
 #include <string.h>
 

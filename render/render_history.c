@@ -1,13 +1,17 @@
 /*
- * report/render_history.c: history.md, history.html (the report's markup,
+ * render/render_history.c: history.md, history.html (the report's markup,
  * render_priv.h), one chart per criterion of its worst and median value per
  * run (chart.c), and the terminal text of ccreport history. Reads only the
  * history document; every string of it goes through the markup's esc.
  */
+#include "render_history.h"
 #include "chart.h"
 #include "escape.h"
-#include "../report/history.h"
-#include "render_priv.h"
+#include "render.h"
+#include "render_doc.h"
+#include "render_html.h"
+#include "render_md.h"
+#include "../fmt/fmt.h"
 
 #include <math.h>
 #include <stdarg.h>

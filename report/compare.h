@@ -5,15 +5,14 @@
  * ccreport compare: several clusters' summaries side by side for one
  * workload (docs/compare.md). compare.c reads the summaries and builds the
  * comparison document (compare.json); nodes.c sizes a rental from a
- * --scale curve; render_compare.c and chart_compare.c render the document
- * with the markup and the chart machinery of the single-run report.
+ * --scale curve; render/render_compare.c and render/chart_compare.c render
+ * the document with the markup and the chart machinery of the single-run
+ * report.
  */
 #include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <time.h>
-
-#include "../render/render.h"
 
 struct workload;
 struct est_inputs;
@@ -65,14 +64,6 @@ int cmp_inputs_of(const json_t *inputs, struct est_inputs *e);
 /* nodes.c: the "nodes" entry of one cluster (how many nodes to rent), or NULL when it has no curve */
 json_t *nodes_plan(const char *name, const json_t *summary, const json_t *inputs,
 		   const struct cmp_opts *o);
-
-/* chart_compare.c: the charts of the comparison (charts_draw_with) */
-struct chart_ctx;
-void chart_compare(struct chart_ctx *ctx, const json_t *doc);
-
-/* render_compare.c: compare.md, compare.html (charts drawn first), the terminal text */
-int render_compare(const json_t *doc, const struct render_opts *ro, char *err, size_t len);
-void compare_print(const json_t *doc, FILE *f);
 
 /* the command: ccreport compare ARGS (argv[0] is "compare"; argv0 the program); the exit code */
 int compare_main(int argc, char **argv, const char *argv0);

@@ -4,6 +4,8 @@
  * cannot be read (one line naming it), 3 the outputs could not be written.
  */
 #include "compare.h"
+#include "../render/render.h"
+#include "../render/render_compare.h"
 #include "report.h"
 
 #include <errno.h>

@@ -5,6 +5,7 @@
  */
 #include "history.h"
 #include "../render/render.h"
+#include "../render/render_history.h"
 #include "report.h"
 
 #include <errno.h>

@@ -6,6 +6,7 @@
  */
 #include "report.h"
 #include "../render/render.h"
+#include "../render/render_all.h"
 #include "compare.h"
 #include "history.h"
 #include "../render/prom.h"

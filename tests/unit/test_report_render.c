@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../../render/render.h"
+#include "../../render/render_all.h"
 
 #define FIXTURES "tests/fixtures/report"
 
