@@ -411,3 +411,12 @@ int rv_has(const struct rv *r, const char *key)
 {
 	return find(r, NULL, key) != NULL;
 }
+
+/* a boolean field of the record is true (rv_num reads numbers only) */
+int rv_true(const struct rv *r, const char *key)
+{
+	for (int i = 0; i < r->n; i++)
+		if (!r->f[i].parent && r->f[i].type == 'b' && !strcmp(r->f[i].key, key))
+			return r->f[i].num == 1;
+	return 0;
+}

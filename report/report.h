@@ -227,6 +227,15 @@ const char *rv_str(const struct rv *r, const char *key);
 /* a number: field key of the record (parent NULL) or of its object parent; 0 or -1 */
 int rv_num(const struct rv *r, const char *parent, const char *key, double *v);
 int rv_has(const struct rv *r, const char *key);
+/* a boolean field of the record is true */
+int rv_true(const struct rv *r, const char *key);
+
+/* ---- the collective series (series.c) ---- */
+/* the key of a collective series: name|backend|dtype|op|nodes[|scale] */
+void series_key_of(char *buf, size_t len, const char *name, const char *be, const char *dt,
+		   const char *op, double nodes, int scale);
+/* charts.collectives of the summary from eval.series (with spread_pct per point) */
+json_t *series_curves(const json_t *series);
 
 /* ---- evaluation (eval.c) ---- */
 struct pt {                      /* the worst (or best) value seen at one size and direction */
@@ -315,11 +324,6 @@ struct eval {
 };
 
 /* ---- scaling and the training estimate (model.c) ---- */
-/* the key of a collective series: name|backend|dtype|op|nodes[|scale] */
-void series_key_of(char *buf, size_t len, const char *name, const char *be, const char *dt,
-		   const char *op, double nodes, int scale);
-/* a boolean field of the record is true */
-int rv_true(const struct rv *r, const char *key);
 /* a fit record (kind "fit"); 0 or -1 on no memory */
 int model_note_fit(struct eval *e, const struct rv *r);
 /* feeds a derived criterion one element's value; 0 or -1 on no memory (eval.c) */
@@ -410,8 +414,6 @@ struct summary_opts {
 };
 /* builds the summary document (docs/report.md); NULL with err on failure */
 json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, size_t len);
-/* charts.collectives of the summary from eval.series (with spread_pct per point) */
-json_t *summary_series(const json_t *series);
 /* prints the terminal summary: verdict first, then the worst problems */
 void summary_print(const json_t *s, FILE *f, int max_problems);
 
