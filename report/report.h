@@ -323,11 +323,21 @@ struct eval {
 	json_t *checkpoint;      /* summary.checkpoint: null, or the checkpoint model (or why none) */
 };
 
+/* ---- the tables of an evaluation (eval_state.c) ---- */
+/* the index of host in e's host table, entered when new; -1 on no memory */
+int eval_host(struct eval *e, const char *name);
+/* a is worse than b by c's direction */
+int eval_worse(const struct criterion *c, double a, double b);
+/* the element name of s (on host, NULL none), entered when new; NULL on no memory */
+struct elem *eval_elem(struct crit_state *s, const char *name, const char *host);
+/* keeps point p of element el: the worst (or with repeat = best the best) per size and direction; 0 or -1 */
+int eval_add_point(const struct criterion *c, struct elem *el, const struct pt *p);
+/* feeds a derived criterion one element's value; 0 or -1 on no memory (model*.c) */
+int eval_add_value(struct crit_state *s, const char *element, double value);
+
 /* ---- scaling and the training estimate (model.c) ---- */
 /* a fit record (kind "fit"); 0 or -1 on no memory */
 int model_note_fit(struct eval *e, const struct rv *r);
-/* feeds a derived criterion one element's value; 0 or -1 on no memory (eval.c) */
-int eval_add_value(struct crit_state *s, const char *element, double value);
 /* builds e->scaling and e->estimate and feeds the derived criteria; before judging */
 void model_build(struct eval *e);
 /* ---- the checkpoint estimate (model_ckpt.c) ---- */
