@@ -162,6 +162,8 @@ void profile_free(struct profile *p);
  * max_nodes?, workload?}], bucket_bytes?}. NULL only when out of memory.
  */
 json_t *profile_needs(const struct profile *p);
+
+/* ---- units (units.c) ---- */
 /* size_parse() (core/size.h) as a long long: "8", "64K", "4M", "1G"; -1 on error */
 int rpt_parse_size(const char *s, long long *out);
 
