@@ -54,17 +54,6 @@ void cmp_run_free(struct cmp_run *r);
 /* the comparison document (docs/compare.md); NULL with err on no memory */
 json_t *compare_build(struct cmp_run *runs, int n, const struct cmp_opts *o, char *err, size_t len);
 
-/*
- * The estimate's inputs as summary.json recorded them (est_json's "inputs")
- * read back into e; 0, or -1 when they cannot be read. The one place that
- * maps those names to struct est_inputs: a field added there is read here.
- */
-int cmp_inputs_of(const json_t *inputs, struct est_inputs *e);
-
-/* nodes.c: the "nodes" entry of one cluster (how many nodes to rent), or NULL when it has no curve */
-json_t *nodes_plan(const char *name, const json_t *summary, const json_t *inputs,
-		   const struct cmp_opts *o);
-
 /* the command: ccreport compare ARGS (argv[0] is "compare"; argv0 the program); the exit code */
 int compare_main(int argc, char **argv, const char *argv0);
 
