@@ -3,7 +3,13 @@
  * criterion and element. The earlier run is either its results (judged
  * again with the same profile) or the summary.json ccreport wrote for it.
  */
-#include "report.h"
+#include "baseline.h"
+#include "eval.h"
+#include "eval_state.h"
+#include "htab.h"
+#include "load.h"
+#include "profile.h"
+#include "series.h"
 
 #include <math.h>
 #include <stdlib.h>

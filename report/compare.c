@@ -10,9 +10,11 @@
  */
 #include "compare.h"
 #include "estimate.h"
+#include "judge.h"
 #include "nodes.h"
-#include "../fmt/fmt.h"
 #include "report.h"
+#include "workload.h"
+#include "../fmt/fmt.h"
 
 #include <errno.h>
 #include <math.h>

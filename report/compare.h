@@ -11,7 +11,6 @@
  */
 #include <jansson.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <time.h>
 
 struct workload;
@@ -46,15 +45,9 @@ struct cmp_judge {
  * -1 with one line naming the run in err.
  */
 int cmp_run_load(struct cmp_run *r, const char *arg, const struct cmp_judge *j, char *err, size_t len);
-
-/* judge.c: results (file or folder) judged into a summary document; NULL with err */
-json_t *judge_results(const struct cmp_judge *j, const char *path, char *err, size_t len);
 void cmp_run_free(struct cmp_run *r);
 
 /* the comparison document (docs/compare.md); NULL with err on no memory */
 json_t *compare_build(struct cmp_run *runs, int n, const struct cmp_opts *o, char *err, size_t len);
-
-/* the command: ccreport compare ARGS (argv[0] is "compare"; argv0 the program); the exit code */
-int compare_main(int argc, char **argv, const char *argv0);
 
 #endif

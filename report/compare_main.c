@@ -3,10 +3,12 @@
  * (docs/compare.md). Exit codes: 0 compared, 2 usage or an input that
  * cannot be read (one line naming it), 3 the outputs could not be written.
  */
+#include "compare_main.h"
 #include "compare.h"
+#include "report.h"
+#include "workload.h"
 #include "../render/render.h"
 #include "../render/render_compare.h"
-#include "report.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -4,7 +4,18 @@
  * element only the worst value at each of the PLATEAU_SIZES largest sizes is
  * kept (docs/profiles.md, "how values are aggregated").
  */
+#include "eval.h"
+#include "consistency.h"
+#include "eval_state.h"
+#include "htab.h"
+#include "load.h"
+#include "model.h"
+#include "model_ckpt.h"
+#include "model_compute.h"
+#include "profile.h"
+#include "record.h"
 #include "report.h"
+#include "series.h"
 #include "../core/stats.h"
 
 #include <math.h>

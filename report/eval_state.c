@@ -3,7 +3,9 @@
  * fills from the records and model*.c from what they derive: the cluster's
  * hosts, each criterion's elements, and the points kept of each element.
  */
-#include "report.h"
+#include "eval_state.h"
+#include "htab.h"
+#include "profile.h"
 
 #include <stdlib.h>
 #include <string.h>

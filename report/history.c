@@ -10,6 +10,7 @@
  * back by name.
  */
 #include "history.h"
+#include "htab.h"
 #include "report.h"
 #include "../fmt/fmt.h"
 #include "../core/stats.h"

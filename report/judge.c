@@ -4,8 +4,14 @@
  * steps as ccreport itself (profile, --workload flags, every input read,
  * judged, summarised; docs/report.md), no file written.
  */
+#include "judge.h"
 #include "compare.h"
-#include "report.h"
+#include "eval.h"
+#include "eval_state.h"
+#include "load.h"
+#include "profile.h"
+#include "summary.h"
+#include "workload.h"
 
 #include <stdlib.h>
 #include <string.h>

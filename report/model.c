@@ -6,8 +6,15 @@
  * (docs/estimate.md). Both feed criteria of their own: scaling_efficiency
  * and comm_fraction (docs/profiles.md).
  */
-#include "report.h"
+#include "model.h"
 #include "estimate.h"
+#include "eval_state.h"
+#include "model_ckpt.h"
+#include "model_compute.h"
+#include "profile.h"
+#include "record.h"
+#include "series.h"
+#include "workload.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -7,8 +7,8 @@
  * (-w deadline_days) or takes least time within the budget (-w budget_usd).
  * docs/compare.md gives the formulas; the model is estimate.c's.
  */
-#include "estimate.h"
 #include "nodes.h"
+#include "estimate.h"
 #include "../fmt/fmt.h"
 
 #include <math.h>

@@ -2,7 +2,10 @@
  * report/profile.c: acceptance profiles (INI, read with libinih; the format
  * is in docs/profiles.md). Every mistake is reported as "file:line: what".
  */
+#include "profile.h"
 #include "report.h"
+#include "units.h"
+#include "workload.h"
 
 #include <ctype.h>
 #include <stdarg.h>

@@ -9,7 +9,7 @@
  * jansson, which decides and words the error, so both readers agree on what
  * is valid (the fuzz target checks it).
  */
-#include "report.h"
+#include "record.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * op and node count): their key, and their curves as summary.json and the
  * baseline comparison read them.
  */
-#include "report.h"
+#include "series.h"
 
 #include <stdio.h>
 #include <stdlib.h>

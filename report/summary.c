@@ -2,7 +2,16 @@
  * report/summary.c: the summary document (docs/report.md), the one thing
  * ccreport decides; every other output renders it. Also the terminal summary.
  */
+#include "summary.h"
+#include "baseline.h"
+#include "consistency.h"
+#include "eval.h"
+#include "eval_state.h"
+#include "load.h"
+#include "model_compute.h"
+#include "profile.h"
 #include "report.h"
+#include "series.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -2,7 +2,7 @@
  * report/units.c: the byte counts of profiles and --workload flags, read as
  * ccprobe reads its sizes (core/size.c).
  */
-#include "report.h"
+#include "units.h"
 #include "../core/size.h"
 
 #include <limits.h>

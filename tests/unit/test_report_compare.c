@@ -1,5 +1,5 @@
 /*
- * ccreport compare and --prom in memory (report/compare.h, report/prom.h):
+ * ccreport compare and --prom in memory (report/compare.h, render/prom.h):
  * normalisation to the bound, criteria that cannot be compared, the ranking
  * without a price, the node-count plan's extrapolation by hand, and the
  * exposition's label escaping.
@@ -14,10 +14,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../../render/prom.h"
 #include "../../report/compare.h"
 #include "../../report/nodes.h"
-#include "../../render/prom.h"
-#include "../../report/report.h"
+#include "../../report/workload.h"
 
 /* a summary with one criterion and, when busbw > 0, an estimate */
 static json_t *summary(const char *unit, const char *op, double value, double bound, const char *verdict,
