@@ -1,7 +1,7 @@
 /*
  * render/render_doc.c: the sections of report.md and index.html, written
  * once. Each section walks the summary and writes through a struct markup
- * (render_priv.h): literal markup from its strings and hooks, everything
+ * (render_doc.h): literal markup from its strings and hooks, everything
  * that came from the summary through m->esc (put_esc, put_plain).
  */
 #include "render_doc.h"

@@ -1,6 +1,6 @@
 /*
  * render/render_history.c: history.md, history.html (the report's markup,
- * render_priv.h), one chart per criterion of its worst and median value per
+ * render_doc.h), one chart per criterion of its worst and median value per
  * run (chart.c), and the terminal text of ccreport history. Reads only the
  * history document; every string of it goes through the markup's esc.
  */
