@@ -526,6 +526,17 @@ void charts_draw_with(const json_t *doc, const struct render_opts *o, struct cha
 	remove_dir(ctx.dir);
 }
 
+int charts_write(const json_t *doc, const struct render_opts *o, struct charts *c,
+		 void (*draw)(struct chart_ctx *, const json_t *), char *err, size_t len)
+{
+	render_remove_old_charts(o->outdir);
+	charts_draw_with(doc, o, c, draw);
+	for (int i = 0; i < c->n; i++)
+		if (render_write_file(o->outdir, c->v[i].file, c->v[i].svg, NULL, NULL, NULL, err, len))
+			return -1;
+	return 0;
+}
+
 void charts_free(struct charts *c)
 {
 	int i;

@@ -32,6 +32,13 @@ struct chart_ctx {
  */
 void charts_draw_with(const json_t *doc, const struct render_opts *o, struct charts *c,
 		      void (*draw)(struct chart_ctx *, const json_t *));
+/*
+ * The same, and each chart written as its file into o->outdir, where the
+ * chart-*.svg an earlier report left are removed first. 0, or -1 with err
+ * when a file cannot be written; c is filled either way.
+ */
+int charts_write(const json_t *doc, const struct render_opts *o, struct charts *c,
+		 void (*draw)(struct chart_ctx *, const json_t *), char *err, size_t len);
 void charts_free(struct charts *c);
 
 /*

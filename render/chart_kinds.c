@@ -1,5 +1,5 @@
 /*
- * render/chart_kinds.c: charts_draw, the charts ccreport draws from the
+ * render/chart_kinds.c: chart_summary, the charts ccreport draws from the
  * summary document with the machinery of chart.c: bus bandwidth against
  * message size per collective, the node-pair bandwidth heatmap, per-element
  * bars for each criterion against its bound, and bus bandwidth against node
@@ -520,15 +520,10 @@ static void chart_scaling(struct chart_ctx *ctx, const json_t *summary)
 	free(note);
 }
 
-static void draw_report(struct chart_ctx *ctx, const json_t *summary)
+void chart_summary(struct chart_ctx *ctx, const json_t *summary)
 {
 	chart_collectives(ctx, summary);
 	chart_netpair(ctx, summary);
 	chart_criteria(ctx, summary);
 	chart_scaling(ctx, summary);
-}
-
-void charts_draw(const json_t *summary, const struct render_opts *o, struct charts *c)
-{
-	charts_draw_with(summary, o, c, draw_report);
 }

@@ -3,10 +3,9 @@
 
 #include <jansson.h>
 
-struct charts;
-struct render_opts;
+struct chart_ctx;
 
-/* draws every chart the summary has data for into c; never fails the report */
-void charts_draw(const json_t *summary, const struct render_opts *o, struct charts *c);
+/* the charts of the summary document, each it has data for (charts_draw_with) */
+void chart_summary(struct chart_ctx *ctx, const json_t *summary);
 
 #endif

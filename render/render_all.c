@@ -21,23 +21,16 @@ static int junit_fn(FILE *f, const json_t *s, const struct charts *c)
 int render_all(const json_t *summary, const struct render_opts *o, char *err, size_t len)
 {
 	struct charts c;
-	int i, rc = -1;
+	int rc;
 
 	if (!json_is_object(summary) || !o || !o->outdir) {
 		snprintf(err, len, "nothing to render: no summary or no output folder");
 		return -1;
 	}
-	render_remove_old_charts(o->outdir);
-	charts_draw(summary, o, &c);
-	for (i = 0; i < c.n; i++)
-		if (render_write_file(o->outdir, c.v[i].file, c.v[i].svg, NULL, NULL, NULL, err, len))
-			goto out;
-	if (render_write_file(o->outdir, "report.md", NULL, render_md, summary, &c, err, len) ||
-	    render_write_file(o->outdir, "index.html", NULL, render_html, summary, &c, err, len) ||
-	    render_write_file(o->outdir, "junit.xml", NULL, junit_fn, summary, &c, err, len))
-		goto out;
-	rc = 0;
-out:
+	rc = charts_write(summary, o, &c, chart_summary, err, len) ||
+	     render_write_file(o->outdir, "report.md", NULL, render_md, summary, &c, err, len) ||
+	     render_write_file(o->outdir, "index.html", NULL, render_html, summary, &c, err, len) ||
+	     render_write_file(o->outdir, "junit.xml", NULL, junit_fn, summary, &c, err, len) ? -1 : 0;
 	charts_free(&c);
 	return rc;
 }

@@ -569,3 +569,22 @@ void render_doc(FILE *f, const struct markup *m, const json_t *s, const struct c
 	inputs(f, m, s);
 	profile(f, m, s);
 }
+
+void render_doc_charts(FILE *f, const struct markup *m, const struct charts *c)
+{
+	int i;
+
+	m->heading(f, 2, "charts", "Charts");
+	if (c->status) {
+		m->p_open(f, "note");
+		put_esc(f, m->esc, "%s", c->status);
+		fputs(m->p_close, f);
+	}
+	for (i = 0; i < c->nerr; i++) {
+		m->p_open(f, "note");
+		put_esc(f, m->esc, "%s", c->errors[i]);
+		fputs(m->p_close, f);
+	}
+	for (i = 0; i < c->n; i++)
+		m->chart(f, &c->v[i]);
+}

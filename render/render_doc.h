@@ -43,4 +43,10 @@ struct markup {
 /* the sections of report.md and index.html, in order */
 void render_doc(FILE *f, const struct markup *m, const json_t *s, const struct charts *c);
 
+/*
+ * The "Charts" section of the other documents (compare, history): why none
+ * were drawn, those that failed (one note each), then the charts.
+ */
+void render_doc_charts(FILE *f, const struct markup *m, const struct charts *c);
+
 #endif
