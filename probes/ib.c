@@ -1470,7 +1470,7 @@ static json_t *counter_records(struct ibctx *c)
 		json_object_set_new(rec, "interval_s", json_real(now.t - c->pc[i].t));
 		/*
 		 * The deltas first: ccreport reads at most RV_MAX_FIELDS fields of a
-		 * record (report/report.h) and judges counter_delta; a port with many
+		 * record (report/record.h) and judges counter_delta; a port with many
 		 * counters would push it past them behind before and after.
 		 */
 		json_object_set_new(rec, "counter_delta",

@@ -3,7 +3,13 @@
  * criterion and element. The earlier run is either its results (judged
  * again with the same profile) or the summary.json ccreport wrote for it.
  */
-#include "report.h"
+#include "baseline.h"
+#include "eval.h"
+#include "eval_state.h"
+#include "htab.h"
+#include "load.h"
+#include "profile.h"
+#include "series.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -63,7 +69,7 @@ static json_t *old_from_results(const struct eval *cur, const char *path, char *
 	for (int i = 0; out && i < e.ncs; i++)
 		json_object_set(out, e.cs[i].c->id, e.cs[i].values);
 	if (out)
-		json_object_set_new(out, CURVES, summary_series(e.series));
+		json_object_set_new(out, CURVES, series_curves(e.series));
 free_eval:
 	eval_free(&e);
 free_paths:
@@ -202,7 +208,7 @@ json_t *baseline_compare(const struct eval *e, const char *old, double tol, char
 		if (o)
 			compare(&e->cs[i], o, tol, reg, imp, &compared);
 	}
-	json_t *curves = summary_series(e->series);
+	json_t *curves = series_curves(e->series);
 
 	compare_curves(json_object_get(ov, CURVES), curves, tol, reg, imp, &compared);
 	json_decref(curves);

@@ -10,8 +10,11 @@
  */
 #include "compare.h"
 #include "estimate.h"
-#include "render_priv.h"
+#include "judge.h"
+#include "nodes.h"
 #include "report.h"
+#include "workload.h"
+#include "../fmt/fmt.h"
 
 #include <errno.h>
 #include <math.h>
@@ -317,40 +320,6 @@ static double num_or(const json_t *o, const char *key, double dflt)
 	return j_num(o, key, &v) ? v : dflt;
 }
 
-int cmp_inputs_of(const json_t *in, struct est_inputs *e)
-{
-	memset(e, 0, sizeof(*e));
-	e->params = num_or(in, "params", NAN);
-	e->bytes_per_grad = num_or(in, "bytes_per_grad", NAN);
-	e->dp_size = (int)num_or(in, "dp_size", 0);
-	e->gpus = (int)num_or(in, "gpus", 0);
-	if (est_stage_parse(j_str(in, "stage"), &e->stage))
-		return -1;
-	e->tokens_per_step = num_or(in, "tokens_per_step", NAN);
-	e->total_tokens = num_or(in, "total_tokens", NAN);
-	e->peak_tflops = num_or(in, "peak_tflops", NAN);
-	e->mfu = num_or(in, "mfu", NAN);
-	e->price_gpu_hour = num_or(in, "price_per_gpu_hour", 0);
-	e->bucket_bytes = num_or(in, "bucket_bytes", NAN);
-	e->overlap = num_or(in, "overlap", 0);
-	e->busbw_GBps = num_or(in, "busbw_GBps", NAN);
-	e->alpha_us = num_or(in, "alpha_us", NAN);
-	e->beta_GBps = num_or(in, "beta_GBps", NAN);
-	/* the parallel layout and what its terms were priced at (docs/estimate.md) */
-	e->bytes_per_param = num_or(in, "bytes_per_param", NAN);
-	e->tp = (int)num_or(in, "tp", 0);
-	e->pp = (int)num_or(in, "pp", 0);
-	e->gpus_per_node = (int)num_or(in, "gpus_per_node", 0);
-	e->ga_steps = (int)num_or(in, "ga_steps", 0);
-	e->layers = num_or(in, "layers", NAN);
-	e->act_bytes = num_or(in, "act_bytes", NAN);
-	e->beta_busbw_GBps = num_or(in, "beta_busbw_GBps", NAN);
-	e->fit_ranks = (int)num_or(in, "fit_ranks", 0);
-	e->tp_busbw_GBps = num_or(in, "tp_busbw_GBps", NAN);
-	e->pair_GBps = num_or(in, "pair_GBps", NAN);
-	return 0;
-}
-
 /* -w KEY=VALUE given on compare's command line replaces the run's input */
 static void apply_flags(struct est_inputs *e, const struct workload *w)
 {
@@ -407,7 +376,7 @@ static json_t *workload_of(const struct cmp_run *r, const struct cmp_opts *o)
 		json_object_set_new(w, "reason", json_string(j_str(est, "reason")));
 		return w;
 	}
-	if (cmp_inputs_of(json_object_get(est, "inputs"), &in)) {
+	if (est_inputs_of(json_object_get(est, "inputs"), &in)) {
 		json_object_set_new(w, "made", json_false());
 		json_object_set_new(w, "reason", json_string("the summary's estimate has no readable inputs"));
 		return w;
@@ -785,7 +754,7 @@ json_t *compare_build(struct cmp_run *runs, int n, const struct cmp_opts *o, cha
 			json_object_get(cl, "nodes") ? json_object_get(cl, "nodes") : json_null(), "ranks",
 			json_object_get(cl, "ranks") ? json_object_get(cl, "ranks") : json_null(),
 			"generated_utc", j_str(s, "generated_utc")));
-		np = nodes_plan(runs[k].name, s, json_object_get(w, "inputs"), o);
+		np = nodes_plan(runs[k].name, s, json_object_get(w, "inputs"), o->deadline_days, o->budget_usd);
 		if (np)
 			json_array_append_new(nodes, np);
 	}

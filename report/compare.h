@@ -5,14 +5,13 @@
  * ccreport compare: several clusters' summaries side by side for one
  * workload (docs/compare.md). compare.c reads the summaries and builds the
  * comparison document (compare.json); nodes.c sizes a rental from a
- * --scale curve; render_compare.c and chart_compare.c render the document
- * with the markup and the chart machinery of the single-run report.
+ * --scale curve; render/render_compare.c and render/chart_compare.c render
+ * the document with the markup and the chart machinery of the single-run
+ * report.
  */
 #include <jansson.h>
 #include <stddef.h>
-#include <stdio.h>
-
-#include "render.h"
+#include <time.h>
 
 struct workload;
 struct est_inputs;
@@ -37,6 +36,7 @@ struct cmp_judge {
 	const char *argv0;       /* for profile_find */
 	char **wl;               /* the -w KEY=VALUE flags of the estimate, in order */
 	int nwl;
+	time_t now;              /* the judged summaries' time (render_report_time) */
 };
 
 /*
@@ -45,34 +45,9 @@ struct cmp_judge {
  * -1 with one line naming the run in err.
  */
 int cmp_run_load(struct cmp_run *r, const char *arg, const struct cmp_judge *j, char *err, size_t len);
-
-/* judge.c: results (file or folder) judged into a summary document; NULL with err */
-json_t *judge_results(const struct cmp_judge *j, const char *path, char *err, size_t len);
 void cmp_run_free(struct cmp_run *r);
 
 /* the comparison document (docs/compare.md); NULL with err on no memory */
 json_t *compare_build(struct cmp_run *runs, int n, const struct cmp_opts *o, char *err, size_t len);
-
-/*
- * The estimate's inputs as summary.json recorded them (est_json's "inputs")
- * read back into e; 0, or -1 when they cannot be read. The one place that
- * maps those names to struct est_inputs: a field added there is read here.
- */
-int cmp_inputs_of(const json_t *inputs, struct est_inputs *e);
-
-/* nodes.c: the "nodes" entry of one cluster (how many nodes to rent), or NULL when it has no curve */
-json_t *nodes_plan(const char *name, const json_t *summary, const json_t *inputs,
-		   const struct cmp_opts *o);
-
-/* chart_compare.c: the charts of the comparison (charts_draw_with) */
-struct chart_ctx;
-void chart_compare(struct chart_ctx *ctx, const json_t *doc);
-
-/* render_compare.c: compare.md, compare.html (charts drawn first), the terminal text */
-int render_compare(const json_t *doc, const struct render_opts *ro, char *err, size_t len);
-void compare_print(const json_t *doc, FILE *f);
-
-/* the command: ccreport compare ARGS (argv[0] is "compare"; argv0 the program); the exit code */
-int compare_main(int argc, char **argv, const char *argv0);
 
 #endif

@@ -3,8 +3,12 @@
  * (docs/compare.md). Exit codes: 0 compared, 2 usage or an input that
  * cannot be read (one line naming it), 3 the outputs could not be written.
  */
+#include "compare_main.h"
 #include "compare.h"
 #include "report.h"
+#include "workload.h"
+#include "../render/render.h"
+#include "../render/render_compare.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -129,6 +133,7 @@ int compare_main(int argc, char **argv, const char *argv0)
 	runs = calloc(argc - optind, sizeof(*runs));
 	if (!runs)
 		goto out;
+	judge.now = render_report_time();
 	for (int i = optind; i < argc; i++) {
 		if (cmp_run_load(&runs[nruns], argv[i], &judge, err, sizeof(err))) {
 			fprintf(stderr, "%s\n", err);

@@ -2,7 +2,8 @@
  * report/consistency.c: versions that must agree across hosts (MPI library,
  * ccprobe, driver, CUDA, NCCL, firmware). versions = {key: {value: [hosts]}}.
  */
-#include "report.h"
+#include "consistency.h"
+#include "htab.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,6 +11,7 @@
  * tensor-parallel all_reduces and the pipeline sends.
  */
 #include "estimate.h"
+#include "../fmt/fmt.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -262,6 +263,47 @@ json_t *est_json(const struct est_inputs *in, const struct est_outputs *out)
 	}
 	return json_pack("{s:s, s:o, s:o, s:s}", "label", "model, not a measurement",
 			 "inputs", i, "outputs", o, "formulas", "docs/estimate.md");
+}
+
+static double num_or(const json_t *o, const char *key, double dflt)
+{
+	double v;
+
+	return j_num(o, key, &v) ? v : dflt;
+}
+
+int est_inputs_of(const json_t *in, struct est_inputs *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->params = num_or(in, "params", NAN);
+	e->bytes_per_grad = num_or(in, "bytes_per_grad", NAN);
+	e->dp_size = (int)num_or(in, "dp_size", 0);
+	e->gpus = (int)num_or(in, "gpus", 0);
+	if (est_stage_parse(j_str(in, "stage"), &e->stage))
+		return -1;
+	e->tokens_per_step = num_or(in, "tokens_per_step", NAN);
+	e->total_tokens = num_or(in, "total_tokens", NAN);
+	e->peak_tflops = num_or(in, "peak_tflops", NAN);
+	e->mfu = num_or(in, "mfu", NAN);
+	e->price_gpu_hour = num_or(in, "price_per_gpu_hour", 0);
+	e->bucket_bytes = num_or(in, "bucket_bytes", NAN);
+	e->overlap = num_or(in, "overlap", 0);
+	e->busbw_GBps = num_or(in, "busbw_GBps", NAN);
+	e->alpha_us = num_or(in, "alpha_us", NAN);
+	e->beta_GBps = num_or(in, "beta_GBps", NAN);
+	/* the parallel layout and what its terms were priced at (docs/estimate.md) */
+	e->bytes_per_param = num_or(in, "bytes_per_param", NAN);
+	e->tp = (int)num_or(in, "tp", 0);
+	e->pp = (int)num_or(in, "pp", 0);
+	e->gpus_per_node = (int)num_or(in, "gpus_per_node", 0);
+	e->ga_steps = (int)num_or(in, "ga_steps", 0);
+	e->layers = num_or(in, "layers", NAN);
+	e->act_bytes = num_or(in, "act_bytes", NAN);
+	e->beta_busbw_GBps = num_or(in, "beta_busbw_GBps", NAN);
+	e->fit_ranks = (int)num_or(in, "fit_ranks", 0);
+	e->tp_busbw_GBps = num_or(in, "tp_busbw_GBps", NAN);
+	e->pair_GBps = num_or(in, "pair_GBps", NAN);
+	return 0;
 }
 
 int est_scaling(const struct scale_point *p, size_t n, int base_nodes, struct scale_eff *out)

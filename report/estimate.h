@@ -87,6 +87,13 @@ int est_compute(const struct est_inputs *in, struct est_outputs *out, char *err,
  */
 json_t *est_json(const struct est_inputs *in, const struct est_outputs *out);
 
+/*
+ * The "inputs" of est_json, as summary.json recorded them, read back into e;
+ * 0, or -1 when they cannot be read. The one place that maps those names to
+ * struct est_inputs: a field added there is read here.
+ */
+int est_inputs_of(const json_t *inputs, struct est_inputs *e);
+
 /* One point of a scaling curve and what ccreport shows for it. */
 struct scale_point {
 	int nodes;

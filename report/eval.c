@@ -4,7 +4,18 @@
  * element only the worst value at each of the PLATEAU_SIZES largest sizes is
  * kept (docs/profiles.md, "how values are aggregated").
  */
+#include "eval.h"
+#include "consistency.h"
+#include "eval_state.h"
+#include "htab.h"
+#include "load.h"
+#include "model.h"
+#include "model_ckpt.h"
+#include "model_compute.h"
+#include "profile.h"
+#include "record.h"
 #include "report.h"
+#include "series.h"
 #include "../core/stats.h"
 
 #include <math.h>
@@ -53,27 +64,6 @@ int eval_init(struct eval *e, const struct profile *p)
 		e->cs[i].e = e;
 	}
 	return 0;
-}
-
-static int host_index(struct eval *e, const char *name)
-{
-	int i = htab_get(&e->hosts, name);
-
-	if (i >= 0)
-		return i;
-	if (e->nhosts == e->caphosts) {
-		int cap = e->caphosts ? e->caphosts * 2 : 16;
-		char **v = realloc(e->host_names, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		e->host_names = v;
-		e->caphosts = cap;
-	}
-	e->host_names[e->nhosts] = strdup(name);
-	if (!e->host_names[e->nhosts] || htab_put(&e->hosts, name, e->nhosts))
-		return -1;
-	return e->nhosts++;
 }
 
 /* ---- what a criterion selects ---- */
@@ -146,82 +136,6 @@ static double spread_pct(const struct criterion *c, const struct rv *r)
 static int is_bandwidth(const struct criterion *c)
 {
 	return c->ge && !c->derived && (!strcmp(c->unit, "GB/s") || !strcmp(c->unit, "Gb/s"));
-}
-
-static int worse(const struct criterion *c, double a, double b)
-{
-	return c->ge ? a < b : a > b;
-}
-
-static struct elem *elem_get(struct crit_state *s, const char *name, const char *host)
-{
-	int i = htab_get(&s->idx, name), h;
-
-	if (i >= 0)
-		return &s->el[i];
-	if (s->nel == s->capel) {
-		int cap = s->capel ? s->capel * 2 : 16;
-		struct elem *v = realloc(s->el, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		s->el = v;
-		s->capel = cap;
-	}
-	struct elem *el = &s->el[s->nel];
-
-	/* names live once: in the element table, hosts in the eval's host table */
-	memset(el, 0, sizeof(*el));
-	h = host ? host_index(s->e, host) : -1;
-	if ((host && h < 0) || htab_put(&s->idx, name, s->nel))
-		return NULL;
-	el->name = htab_key(&s->idx, name);
-	el->host = h >= 0 ? s->e->host_names[h] : "";
-	s->nel++;
-	return el;
-}
-
-/*
- * Keeps the point of a record: one per size (any size counts as one at
- * SIZE_ANY) and direction. Repeats of the same size and direction keep the
- * worst, or with "repeat = best" the best (a retest that clears a moment of
- * noise); directions are combined later, always by the worst.
- */
-static int add_point(const struct criterion *c, struct elem *el, const struct pt *p)
-{
-	int i, small = -1;
-
-	if (!el->cap) {
-		el->cap = (c->size == SIZE_PLATEAU ? PLATEAU_SIZES : 1) * (c->repeat_best ? 2 : 1);
-		el->pt = malloc(el->cap * sizeof(*el->pt));
-		if (!el->pt) {
-			el->cap = 0;
-			return -1;
-		}
-	}
-	for (i = 0; i < el->n; i++)
-		if (el->pt[i].bytes == p->bytes && el->pt[i].dir == p->dir) {
-			if (c->repeat_best ? worse(c, el->pt[i].judged, p->judged) : worse(c, p->judged, el->pt[i].judged))
-				el->pt[i] = *p;
-			return 0;
-		}
-	if (el->n == el->cap) {
-		/* the plateau needs only the largest sizes: the smallest one goes, all its directions */
-		for (i = 0; i < el->n; i++)
-			if (small < 0 || el->pt[i].bytes < el->pt[small].bytes)
-				small = i;
-		if (p->bytes < el->pt[small].bytes)
-			return 0;
-		long long drop = el->pt[small].bytes;
-
-		for (i = 0; i < el->n;)
-			if (el->pt[i].bytes == drop)
-				el->pt[i] = el->pt[--el->n];
-			else
-				i++;
-	}
-	el->pt[el->n++] = *p;
-	return 0;
 }
 
 /* the element's name for the criterion's scope; NULL when the record does not fit */
@@ -309,7 +223,7 @@ static int measure(struct crit_state *s, const struct rv *r)
 		s->fake++;
 		return 0;
 	}
-	el = elem_get(s, name, host);
+	el = eval_elem(s, name, host);
 	if (!el)
 		return -1;
 	/* an element measured without the metric is missing evidence, never left out */
@@ -335,24 +249,7 @@ static int measure(struct crit_state *s, const struct rv *r)
 	}
 	p.judged = c->relative > 0 && !c->node_best ? p.value / p.rate : p.value;
 	p.spread = spread_pct(c, r);
-	return add_point(c, el, &p);
-}
-
-/* a value the model derived (model.c): one element, judged like a record's */
-int eval_add_value(struct crit_state *s, const char *element, double value)
-{
-	struct pt p = { .judged = value, .value = value };
-	struct elem *el = elem_get(s, element, NULL);
-
-	if (!el)
-		return -1;
-	s->records++;
-	el->records++;
-	if (s->c->derived == DERIVED_SCALING && value > 100 * SCALING_EFF_MAX) {
-		el->imp_value = value;
-		el->imp_limit = 100 * SCALING_EFF_MAX;
-	}
-	return add_point(s->c, el, &p);
+	return eval_add_point(c, el, &p);
 }
 
 /* ---- what is kept beside the criteria: charts, versions, diagnoses ---- */
@@ -417,8 +314,8 @@ static int note_netpair(struct eval *e, const struct rv *r)
 	rv_num(r, NULL, "pass", &pass);
 	if (!streq(rv_str(r, "test"), "bw_uni") || !src || !dst || rv_num(r, NULL, "bw_Gbps", &gb) || pass != 1)
 		return 0;
-	a = host_index(e, src);
-	b = host_index(e, dst);
+	a = eval_host(e, src);
+	b = eval_host(e, dst);
 	if (a < 0 || b < 0)
 		return -1;
 	if (e->nhosts > e->npn) {
@@ -455,7 +352,7 @@ static int note_header(struct eval *e, const json_t *rec)
 
 		if (!name)
 			continue;
-		if (host_index(e, name) < 0)
+		if (eval_host(e, name) < 0)
 			return -1;
 		/* the header is rank 0's: its versions stand for every host of the run */
 		if (mpi)
@@ -770,7 +667,7 @@ static int elem_sizes(const struct criterion *c, const struct elem *el, struct p
 			;
 		if (k == n)
 			v[n++] = el->pt[i];
-		else if (worse(c, el->pt[i].judged, v[k].judged))
+		else if (eval_worse(c, el->pt[i].judged, v[k].judged))
 			v[k] = el->pt[i];
 	}
 	qsort(v, n, sizeof(*v), cmp_bytes_desc);
@@ -910,7 +807,8 @@ static int find_outliers(struct eval *e, struct crit_state *s, const struct pt *
 		double peer = c->relative > 0 ? ref * p->rate : ref;
 
 		/* elements that fail their bound are named there already */
-		if (!judged[i] || ref <= 0 || off <= tol || worse(c, p->judged, c->relative > 0 ? c->relative : c->bound))
+		if (!judged[i] || ref <= 0 || off <= tol ||
+		    eval_worse(c, p->judged, c->relative > 0 ? c->relative : c->bound))
 			continue;
 		/* named up to VALUES_MAX per criterion, all counted */
 		if (found++ >= VALUES_MAX)
@@ -987,7 +885,7 @@ static int cmp_worst_first(const void *a, const void *b, void *arg)
 	const struct worst_first *w = arg;
 	double x = w->vals[*(const int *)a].judged, y = w->vals[*(const int *)b].judged;
 
-	return worse(w->c, x, y) ? -1 : worse(w->c, y, x) ? 1 : 0;
+	return eval_worse(w->c, x, y) ? -1 : eval_worse(w->c, y, x) ? 1 : 0;
 }
 
 static void add_values(struct crit_state *s, const struct pt *vals, const int *judged, int njudged)
@@ -1033,7 +931,7 @@ static void node_best(struct crit_state *s, struct pt *vals)
 			continue;
 		for (int k = 0; k < s->nel; k++)
 			if (s->el[k].n && !strcmp(s->el[k].host, s->el[i].host) &&
-			    (isnan(best) || worse(c, best, vals[k].value)))
+			    (isnan(best) || eval_worse(c, best, vals[k].value)))
 				best = vals[k].value;
 		vals[i].rate = best;
 		vals[i].judged = best > 0 ? vals[i].value / best : 1;
@@ -1187,7 +1085,7 @@ static void judge(struct eval *e, struct crit_state *s)
 		judged[i] = 1;
 		njudged++;
 		b = elem_bound(c, p);
-		if (worst < 0 || worse(c, p->judged, vals[worst].judged))
+		if (worst < 0 || eval_worse(c, p->judged, vals[worst].judged))
 			worst = i;
 		if (el->imp_limit > 0)
 			json_array_append_new(s->implausible, json_pack("{s:s, s:s, s:f, s:f, s:s, s:s}",
@@ -1199,7 +1097,7 @@ static void judge(struct eval *e, struct crit_state *s)
 		if (shape)
 			json_array_append_new(s->plateau, json_pack("{s:s, s:s, s:s, s:o}", "element",
 				el->name, "host", el->host, "shape", shape, "points", elem_plateau_json(c, el)));
-		if (!worse(c, p->judged, c->relative > 0 ? c->relative : c->bound))
+		if (!eval_worse(c, p->judged, c->relative > 0 ? c->relative : c->bound))
 			continue;
 		nfail++;
 		json_array_append_new(s->failures, json_pack("{s:s, s:s, s:f, s:f, s:s, s:o}",

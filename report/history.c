@@ -10,8 +10,9 @@
  * back by name.
  */
 #include "history.h"
+#include "htab.h"
 #include "report.h"
-#include "render_priv.h"
+#include "../fmt/fmt.h"
 #include "../core/stats.h"
 
 #include <math.h>

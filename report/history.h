@@ -11,7 +11,6 @@
  */
 #include <jansson.h>
 #include <stddef.h>
-#include <stdio.h>
 
 #define HISTORY_SCHEMA 1
 #define HISTORY_K 5              /* runs in the rolling median */
@@ -33,13 +32,5 @@ int history_append(const json_t *s, const char *db, const char *cluster, char *e
  */
 int history_build(const char *db, const char *cluster, int k, double tol, json_t **out, char *err,
 		  size_t len);
-
-/* render_history.c: history.md, history.html and charts into ro's folder; the terminal text */
-struct render_opts;
-int render_history(const json_t *doc, const struct render_opts *ro, char *err, size_t len);
-void history_print(const json_t *doc, FILE *f);
-
-/* the command: ccreport history DB ... (argv[0] is "history"); returns the exit code */
-int history_main(int argc, char **argv);
 
 #endif

@@ -3,9 +3,11 @@
  * (docs/history.md). Exit codes: 0 no drift, 1 drift flagged, 2 usage, a
  * missing, corrupt or other-schema database, 3 locked or outputs not written.
  */
+#include "history_main.h"
 #include "history.h"
-#include "render.h"
 #include "report.h"
+#include "../render/render.h"
+#include "../render/render_history.h"
 
 #include <errno.h>
 #include <getopt.h>

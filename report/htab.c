@@ -1,5 +1,5 @@
 /* report/htab.c: string -> index table for elements and hosts (open addressing). */
-#include "report.h"
+#include "htab.h"
 
 #include <stdint.h>
 #include <stdlib.h>

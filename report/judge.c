@@ -4,8 +4,14 @@
  * steps as ccreport itself (profile, --workload flags, every input read,
  * judged, summarised; docs/report.md), no file written.
  */
+#include "judge.h"
 #include "compare.h"
-#include "report.h"
+#include "eval.h"
+#include "eval_state.h"
+#include "load.h"
+#include "profile.h"
+#include "summary.h"
+#include "workload.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +49,7 @@ json_t *judge_results(const struct cmp_judge *j, const char *path, char *err, si
 	eval_finish(&e);
 	so.profile_path = ppath;
 	so.baseline_tol = p.baseline_tol;
-	so.now = render_report_time();
+	so.now = j->now;
 	s = summary_build(&e, &so, err, len);
 free_eval:
 	eval_free(&e);

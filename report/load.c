@@ -3,7 +3,8 @@
  * so memory does not grow with the number of records. Every problem is one
  * "file:line: what" message; nothing in the input can crash the reader.
  */
-#include "report.h"
+#include "load.h"
+#include "record.h"
 
 #include <dirent.h>
 #include <errno.h>

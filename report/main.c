@@ -4,11 +4,20 @@
  * index.html and junit.xml; prints a short summary. Links no MPI, CUDA,
  * NCCL or verbs. Exit codes: enum rpt_exit (README.md, --help).
  */
-#include "report.h"
-#include "render.h"
-#include "compare.h"
+#include "compare_main.h"
+#include "eval.h"
+#include "eval_state.h"
 #include "history.h"
-#include "prom.h"
+#include "history_main.h"
+#include "load.h"
+#include "needs.h"
+#include "profile.h"
+#include "report.h"
+#include "summary.h"
+#include "workload.h"
+#include "../render/render.h"
+#include "../render/render_all.h"
+#include "../render/prom.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -6,29 +6,20 @@
  * (docs/estimate.md). Both feed criteria of their own: scaling_efficiency
  * and comm_fraction (docs/profiles.md).
  */
-#include "report.h"
+#include "model.h"
 #include "estimate.h"
+#include "eval_state.h"
+#include "model_ckpt.h"
+#include "model_compute.h"
+#include "profile.h"
+#include "record.h"
+#include "series.h"
+#include "workload.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-void series_key_of(char *buf, size_t len, const char *name, const char *be, const char *dt,
-		   const char *op, double nodes, int scale)
-{
-	snprintf(buf, len, "%s|%s|%s|%s|%.0f%s", name ?: "", be ?: "", dt ?: "", op ?: "", nodes,
-		 scale ? "|scale" : "");
-}
-
-/* a boolean field of the record is true (record.c's rv_num reads numbers only) */
-int rv_true(const struct rv *r, const char *key)
-{
-	for (int i = 0; i < r->n; i++)
-		if (!r->f[i].parent && r->f[i].type == 'b' && !strcmp(r->f[i].key, key))
-			return r->f[i].num == 1;
-	return 0;
-}
 
 static json_t *num_or_null(const struct rv *r, const char *key)
 {

@@ -6,8 +6,11 @@
  * Kept apart from the training estimate (model.c, estimate.c): it only reads
  * that estimate's step time.
  */
-#include "ckpt.h"
-#include "report.h"
+#include "model_ckpt.h"
+#include "eval_state.h"
+#include "profile.h"
+#include "record.h"
+#include "workload.h"
 
 #include <math.h>
 #include <stdio.h>

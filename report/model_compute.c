@@ -13,8 +13,12 @@
  * Records of the test double ("test_double": true) and of the test
  * transport are never used, as eval.c never judges them.
  */
-#include "report.h"
+#include "model_compute.h"
 #include "estimate.h"
+#include "eval_state.h"
+#include "profile.h"
+#include "record.h"
+#include "workload.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,7 +3,9 @@
  * so that ccdiag plans only the probes, collectives, backends and sizes the
  * profile judges (docs/ccdiag.md). The profile stays the only list.
  */
-#include "report.h"
+#include "needs.h"
+#include "profile.h"
+#include "workload.h"
 
 #include <string.h>
 

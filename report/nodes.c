@@ -7,9 +7,9 @@
  * (-w deadline_days) or takes least time within the budget (-w budget_usd).
  * docs/compare.md gives the formulas; the model is estimate.c's.
  */
-#include "compare.h"
+#include "nodes.h"
 #include "estimate.h"
-#include "render_priv.h"
+#include "../fmt/fmt.h"
 
 #include <math.h>
 #include <string.h>
@@ -75,7 +75,7 @@ static json_t *point(const struct est_inputs *base, int nodes, double gpn, doubl
 }
 
 /* the cheapest within the deadline, the fastest within the budget, else the cheapest */
-static json_t *choose(json_t *pts, const struct cmp_opts *o, int priced)
+static json_t *choose(json_t *pts, double deadline_days, double budget_usd, int priced)
 {
 	const char *cost_key = priced ? "cost" : "gpu_hours";
 	const json_t *p, *best = NULL;
@@ -85,29 +85,29 @@ static json_t *choose(json_t *pts, const struct cmp_opts *o, int priced)
 	json_array_foreach(pts, i, p) {
 		double d = num(p, "days"), c = num(p, priced ? "cost" : "gpu_hours");
 
-		if (o->deadline_days > 0 && !(d <= o->deadline_days))
+		if (deadline_days > 0 && !(d <= deadline_days))
 			continue;
-		if (o->budget_usd > 0 && (!priced || !(c <= o->budget_usd)))
+		if (budget_usd > 0 && (!priced || !(c <= budget_usd)))
 			continue;
 		if (!best)
 			best = p;
-		else if (o->budget_usd > 0 && !(o->deadline_days > 0) ? d < num(best, "days")
-									 : c < num(best, cost_key))
+		else if (budget_usd > 0 && !(deadline_days > 0) ? d < num(best, "days")
+								: c < num(best, cost_key))
 			best = p;
 	}
-	if (o->budget_usd > 0 && !priced)
+	if (budget_usd > 0 && !priced)
 		return json_pack("{s:n, s:s}", "nodes", "why", "no price: a budget cannot be checked");
 	if (!best) {
-		snprintf(why, sizeof(why), "no node count meets %s", o->deadline_days > 0 && o->budget_usd > 0
-			 ? "the deadline and the budget" : o->deadline_days > 0 ? "the deadline" : "the budget");
+		snprintf(why, sizeof(why), "no node count meets %s", deadline_days > 0 && budget_usd > 0
+			 ? "the deadline and the budget" : deadline_days > 0 ? "the deadline" : "the budget");
 		return json_pack("{s:n, s:s}", "nodes", "why", why);
 	}
-	if (o->budget_usd > 0 && !(o->deadline_days > 0))
-		snprintf(why, sizeof(why), "the fewest days within the budget of $%.6g", o->budget_usd);
-	else if (o->deadline_days > 0)
+	if (budget_usd > 0 && !(deadline_days > 0))
+		snprintf(why, sizeof(why), "the fewest days within the budget of $%.6g", budget_usd);
+	else if (deadline_days > 0)
 		snprintf(why, sizeof(why), "the least %s within the deadline of %.4g days%s",
-			 priced ? "cost" : "GPU-hours (no price)", o->deadline_days,
-			 o->budget_usd > 0 ? " and the budget" : "");
+			 priced ? "cost" : "GPU-hours (no price)", deadline_days,
+			 budget_usd > 0 ? " and the budget" : "");
 	else
 		snprintf(why, sizeof(why), "the least %s (no deadline or budget given)",
 			 priced ? "cost" : "GPU-hours (no price)");
@@ -116,7 +116,7 @@ static json_t *choose(json_t *pts, const struct cmp_opts *o, int priced)
 }
 
 json_t *nodes_plan(const char *name, const json_t *summary, const json_t *inputs,
-		   const struct cmp_opts *o)
+		   double deadline_days, double budget_usd)
 {
 	const json_t *est = json_object_get(summary, "estimate"), *meas = json_object_get(est, "measured");
 	const json_t *curve = curve_of(summary, meas), *e;
@@ -129,7 +129,7 @@ json_t *nodes_plan(const char *name, const json_t *summary, const json_t *inputs
 
 	if (!curve || !json_is_object(inputs))
 		return NULL;
-	if (cmp_inputs_of(inputs, &in))
+	if (est_inputs_of(inputs, &in))
 		return NULL;
 	/*
 	 * the busbw given at each node count already carries that ring's latency
@@ -193,6 +193,6 @@ json_t *nodes_plan(const char *name, const json_t *summary, const json_t *inputs
 			 "the estimate's busbw at the bucket, times plateau(n) / plateau(estimate's nodes)",
 			 "formulas", "docs/compare.md");
 	if (plan)
-		json_object_set_new(plan, "choice", choose(pts, o, in.price_gpu_hour > 0));
+		json_object_set_new(plan, "choice", choose(pts, deadline_days, budget_usd, in.price_gpu_hour > 0));
 	return plan;
 }

@@ -2,8 +2,10 @@
  * report/profile.c: acceptance profiles (INI, read with libinih; the format
  * is in docs/profiles.md). Every mistake is reported as "file:line: what".
  */
+#include "profile.h"
 #include "report.h"
-#include "../core/size.h"
+#include "units.h"
+#include "workload.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -174,16 +176,6 @@ static int parse_bool(const char *v, int *out)
 		*out = 0;
 	else
 		return -1;
-	return 0;
-}
-
-int rpt_parse_size(const char *s, long long *out)
-{
-	size_t x;
-
-	if (size_parse(s, &x) || x > LLONG_MAX)
-		return -1;
-	*out = (long long)x;
 	return 0;
 }
 

@@ -9,7 +9,7 @@
  * jansson, which decides and words the error, so both readers agree on what
  * is valid (the fuzz target checks it).
  */
-#include "report.h"
+#include "record.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -410,4 +410,13 @@ int rv_num(const struct rv *r, const char *parent, const char *key, double *v)
 int rv_has(const struct rv *r, const char *key)
 {
 	return find(r, NULL, key) != NULL;
+}
+
+/* a boolean field of the record is true (rv_num reads numbers only) */
+int rv_true(const struct rv *r, const char *key)
+{
+	for (int i = 0; i < r->n; i++)
+		if (!r->f[i].parent && r->f[i].type == 'b' && !strcmp(r->f[i].key, key))
+			return r->f[i].num == 1;
+	return 0;
 }

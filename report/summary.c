@@ -2,7 +2,16 @@
  * report/summary.c: the summary document (docs/report.md), the one thing
  * ccreport decides; every other output renders it. Also the terminal summary.
  */
+#include "summary.h"
+#include "baseline.h"
+#include "consistency.h"
+#include "eval.h"
+#include "eval_state.h"
+#include "load.h"
+#include "model_compute.h"
+#include "profile.h"
 #include "report.h"
+#include "series.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -106,59 +115,6 @@ static json_t *input_json(const struct input_info *in)
 			 "records", (json_int_t)in->records, "end", in->end, "hosts", hosts, "ranks",
 			 json_integer_value(json_object_get(in->header, "world_size")),
 			 "features", json_object_get(in->header, "features"));
-}
-
-static int cmp_point(const void *a, const void *b)
-{
-	double x = json_number_value(json_array_get(*(json_t *const *)a, 0));
-	double y = json_number_value(json_array_get(*(json_t *const *)b, 0));
-
-	return (x > y) - (x < y);
-}
-
-/*
- * The collective curves of summary.json: one point [bytes, busbw_GBps] per
- * size, in size order (a repeated size keeps its lowest busbw), and beside
- * them spread_pct, the spread of each point's time (time_us.cv, %).
- */
-json_t *summary_series(const json_t *series)
-{
-	json_t *out = json_array(), *s;
-	const char *key;
-
-	json_object_foreach((json_t *)series, key, s) {
-		json_t *pts = json_object_get(s, "points"), *n = json_deep_copy(s);
-		json_t *np = json_array(), *sp = json_array();
-		size_t cnt = json_array_size(pts);
-		json_t **v = malloc((cnt ? cnt : 1) * sizeof(*v));
-
-		if (!v || !n || !np || !sp)
-			break;
-		for (size_t i = 0; i < cnt; i++)
-			v[i] = json_array_get(pts, i);
-		qsort(v, cnt, sizeof(*v), cmp_point);
-		for (size_t i = 0; i < cnt; i++) {
-			size_t last = json_array_size(np) - 1;
-			json_t *lp = json_array_get(np, last);
-
-			if (lp && json_equal(json_array_get(lp, 0), json_array_get(v[i], 0))) {
-				if (json_number_value(json_array_get(v[i], 1)) <
-				    json_number_value(json_array_get(lp, 1))) {
-					json_array_set(lp, 1, json_array_get(v[i], 1));
-					json_array_set(sp, last, json_array_get(v[i], 2));
-				}
-				continue;
-			}
-			json_array_append_new(np, json_pack("[O, O]", json_array_get(v[i], 0),
-							    json_array_get(v[i], 1)));
-			json_array_append(sp, json_array_get(v[i], 2));
-		}
-		free(v);
-		json_object_set_new(n, "points", np);
-		json_object_set_new(n, "spread_pct", sp);
-		json_array_append_new(out, n);
-	}
-	return out;
 }
 
 static json_t *netpair_json(const struct eval *e)
@@ -429,7 +385,7 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	json_object_set(s, "diagnoses", e->diagnoses);
 	json_object_set_new(s, "problems", pr);
 	json_object_set_new(s, "charts", json_pack("{s:o, s:o, s:O}", "collectives",
-		summary_series(e->series), "netpair", netpair_json(e), "scaling", e->scaling));
+		series_curves(e->series), "netpair", netpair_json(e), "scaling", e->scaling));
 	json_object_set(s, "estimate", e->estimate);
 	json_object_set_new(s, "checkpoint", e->checkpoint ? json_incref(e->checkpoint) : json_null());
 	return s;

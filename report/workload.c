@@ -4,8 +4,9 @@
  * (the flags win). Each key is checked as it is read, so a profile's mistake
  * names its line (docs/estimate.md, "Inputs ccreport fills").
  */
-#include "report.h"
+#include "workload.h"
 #include "estimate.h"
+#include "units.h"
 
 #include <errno.h>
 #include <math.h>

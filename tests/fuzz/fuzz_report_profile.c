@@ -4,7 +4,11 @@
  * (or "fuzz.ini: what"); 0 leaves criteria that can be judged, and judging a
  * small fixed results file with them must not break.
  */
+#include "../../report/eval.h"
+#include "../../report/eval_state.h"
+#include "../../report/profile.h"
 #include "../../report/report.h"
+#include "../../report/summary.h"
 #include "invariant.h"
 
 #include <math.h>

@@ -6,7 +6,11 @@
  * accepts, jansson must accept too, with the same top-level strings. Built with driver.c for make check (corpus,
  * random and mutated inputs) or with clang -fsanitize=fuzzer (make fuzz).
  */
-#include "../../report/report.h"
+#include "../../report/eval.h"
+#include "../../report/eval_state.h"
+#include "../../report/profile.h"
+#include "../../report/record.h"
+#include "../../report/summary.h"
 #include "invariant.h"
 
 #include <stdint.h>

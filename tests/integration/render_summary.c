@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "render.h"
+#include "render_all.h"
 
 int main(int argc, char **argv)
 {

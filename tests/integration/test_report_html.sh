@@ -22,7 +22,7 @@ if [ ! -f "$LIB" ]; then
 	t_done
 	exit
 fi
-if ! cc -std=gnu11 -Wall -Wextra -O1 -D_GNU_SOURCE -I"$T_ROOT/report" -o "$DRV" \
+if ! cc -std=gnu11 -Wall -Wextra -O1 -D_GNU_SOURCE -I"$T_ROOT/render" -o "$DRV" \
 	"$T_ROOT/tests/integration/render_summary.c" "$LIB" -ljansson -linih -lm 2>"$T_TMP/cc.err"; then
 	t_fail "cannot build the render driver: $(head -c 300 "$T_TMP/cc.err")"
 	t_done

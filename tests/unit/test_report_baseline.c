@@ -10,7 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../report/report.h"
+#include "../../report/baseline.h"
+#include "../../report/eval.h"
+#include "../../report/eval_state.h"
+#include "../../report/profile.h"
 
 static char err[512];
 

@@ -1,5 +1,5 @@
 /*
- * The checkpoint estimate (report/ckpt.h) against cases computed by hand;
+ * The checkpoint estimate (report/model_ckpt.h) against cases computed by hand;
  * the arithmetic is in the comments. Formulas: docs/estimate.md, "Checkpoints".
  */
 #include <math.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../report/ckpt.h"
+#include "../../report/model_ckpt.h"
 
 static int near(double a, double b)
 {

@@ -1,5 +1,5 @@
 /*
- * ccreport compare and --prom in memory (report/compare.h, report/prom.h):
+ * ccreport compare and --prom in memory (report/compare.h, render/prom.h):
  * normalisation to the bound, criteria that cannot be compared, the ranking
  * without a price, the node-count plan's extrapolation by hand, and the
  * exposition's label escaping.
@@ -14,9 +14,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "../../render/prom.h"
 #include "../../report/compare.h"
-#include "../../report/prom.h"
-#include "../../report/report.h"
+#include "../../report/nodes.h"
+#include "../../report/workload.h"
 
 /* a summary with one criterion and, when busbw > 0, an estimate */
 static json_t *summary(const char *unit, const char *op, double value, double bound, const char *verdict,
@@ -97,11 +98,10 @@ static void test_nodes_extrapolation(void **state)
 			       "tokens_per_step", 4096.0, "total_tokens", 1e8, "peak_tflops", 0.05, "mfu", 0.5,
 			       "price_per_gpu_hour", 2.0, "bucket_bytes", 1e6, "overlap", 0.0, "busbw_GBps", 0.5,
 			       "alpha_us", 100.0, "beta_GBps", 1.0);
-	struct cmp_opts o = { .deadline_days = 1e-9 };
 	json_t *plan, *pts, *p8;
 	(void)state;
 
-	plan = nodes_plan("S", s, in, &o);
+	plan = nodes_plan("S", s, in, 1e-9, 0);
 	assert_non_null(plan);
 	pts = json_object_get(plan, "points");
 	/* 2 and 4 measured, 8, 16, 32 extrapolated */

@@ -14,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../report/report.h"
+#include "../../report/eval.h"
+#include "../../report/eval_state.h"
+#include "../../report/profile.h"
+#include "../../report/summary.h"
 
 static struct profile prof;
 static struct eval ev;

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../report/escape.h"
+#include "../../render/escape.h"
 
 static void expect_esc(void (*fn)(FILE *, const char *), const char *in, const char *want)
 {

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../report/report.h"
+#include "../../report/load.h"
+#include "../../report/record.h"
 
 #define HDR "{\"type\":\"run\",\"schema\":1,\"run_id\":\"ab\",\"start_utc\":\"t\",\"hosts\":[{\"name\":\"a\"}],\"world_size\":1}\n"
 #define MEAS "{\"type\":\"measurement\",\"kind\":\"probe\",\"name\":\"pcie\",\"test\":\"h2d\",\"bytes\":64,\"bw_GBps\":50.5}\n"

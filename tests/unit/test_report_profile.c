@@ -5,10 +5,14 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../report/profile.h"
 #include "../../report/report.h"
+#include "../../report/units.h"
+#include "../../report/workload.h"
 
 static char err[512];
 

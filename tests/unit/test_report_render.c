@@ -20,7 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../report/render.h"
+#include "../../render/render.h"
+#include "../../render/render_all.h"
 
 #define FIXTURES "tests/fixtures/report"
 

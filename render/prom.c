@@ -1,11 +1,11 @@
 /*
- * report/prom.c: --prom FILE, the run as a Prometheus textfile-collector
+ * render/prom.c: --prom FILE, the run as a Prometheus textfile-collector
  * exposition (prom.h, docs/history.md). Reads only the summary document,
  * like the renderers. Every label value comes from results or profiles and
  * goes through esc_prom; metric and label names are ours.
  */
 #include "prom.h"
-#include "render_priv.h"
+#include "../fmt/fmt.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,13 +1,14 @@
 /*
- * report/render_junit.c: junit.xml for CI systems. One testcase per
+ * render/render_junit.c: junit.xml for CI systems. One testcase per
  * criterion (classname: the profile's name, or the probe when the profile
  * has none; name: the criterion id): fail is a <failure>, incomplete is
  * <skipped>, warn passes with the warning in <system-out>. Each baseline
  * regression is one more failing testcase. Every string goes through
  * esc_xml, so the file is well-formed whatever the results held.
  */
+#include "render_junit.h"
 #include "escape.h"
-#include "render_priv.h"
+#include "../fmt/fmt.h"
 
 #include <string.h>
 

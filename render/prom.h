@@ -2,7 +2,7 @@
 #define CCDIAG_PROM_H
 
 /*
- * report/prom.c: the summary document as a Prometheus text exposition for
+ * render/prom.c: the summary document as a Prometheus text exposition for
  * node_exporter's textfile collector (--prom FILE, docs/history.md): metric
  * names ccdiag_*, labels criterion, element, host, unit; written to a
  * temporary file beside FILE and renamed over it, so the collector never

@@ -1,5 +1,5 @@
 /*
- * report/chart.c: runs gnuplot (its svg terminal) as a time-limited child in
+ * render/chart.c: runs gnuplot (its svg terminal) as a time-limited child in
  * a private temp dir and turns what it writes into charts for the
  * renderers. Nothing here can fail the report: a chart that cannot be drawn
  * becomes one line in charts.errors, and no gnuplot means no charts and a
@@ -498,19 +498,6 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-static void draw_report(struct chart_ctx *ctx, const json_t *summary)
-{
-	chart_collectives(ctx, summary);
-	chart_netpair(ctx, summary);
-	chart_criteria(ctx, summary);
-	chart_scaling(ctx, summary);
-}
-
-void charts_draw(const json_t *summary, const struct render_opts *o, struct charts *c)
-{
-	charts_draw_with(summary, o, c, draw_report);
-}
-
 void charts_draw_with(const json_t *doc, const struct render_opts *o, struct charts *c,
 		      void (*draw)(struct chart_ctx *, const json_t *))
 {
@@ -537,6 +524,17 @@ void charts_draw_with(const json_t *doc, const struct render_opts *o, struct cha
 	}
 	draw(&ctx, doc);
 	remove_dir(ctx.dir);
+}
+
+int charts_write(const json_t *doc, const struct render_opts *o, struct charts *c,
+		 void (*draw)(struct chart_ctx *, const json_t *), char *err, size_t len)
+{
+	render_remove_old_charts(o->outdir);
+	charts_draw_with(doc, o, c, draw);
+	for (int i = 0; i < c->n; i++)
+		if (render_write_file(o->outdir, c->v[i].file, c->v[i].svg, NULL, NULL, NULL, err, len))
+			return -1;
+	return 0;
 }
 
 void charts_free(struct charts *c)

@@ -1,20 +1,15 @@
 /*
- * report/render.c: render_all (render.h) and the lenient readers of the
- * summary document the renderers share. The summary is ccreport's own
- * output, but the renderers still treat every field as optional: a missing
- * or mistyped field reads as empty and never crashes a renderer.
+ * fmt/fmt.c: the lenient readers of ccreport's documents and the wording of
+ * their values (fmt.h). The documents are ccreport's own output, but every
+ * field is still treated as optional: a missing or mistyped field reads as
+ * empty.
  */
-#include "render_priv.h"
+#include "fmt.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <math.h>
-#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 const char *j_str(const json_t *o, const char *key)
 {
@@ -170,38 +165,6 @@ char *j_plain(const json_t *v)
 	return buf;
 }
 
-void put_esc(FILE *f, void (*esc)(FILE *, const char *), const char *fmt, ...)
-{
-	char *s = NULL;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n >= 0)
-		esc(f, s);
-	if (n >= 0)
-		free(s);
-}
-
-void put_plain(FILE *f, void (*esc)(FILE *, const char *), const json_t *v)
-{
-	char *s;
-
-	if (json_is_number(v)) {   /* our own digits: nothing to escape */
-		char buf[64];
-
-		fmt_value(buf, sizeof(buf), v);
-		fputs(buf, f);
-		return;
-	}
-	s = j_plain(v);
-
-	esc(f, s ? s : "");
-	free(s);
-}
-
 const char *verdict_word(const char *v)
 {
 	static const char *const words[][2] = {
@@ -214,117 +177,4 @@ const char *verdict_word(const char *v)
 		if (!strcmp(v, words[i][0]))
 			return words[i][1];
 	return "UNKNOWN";
-}
-
-/* writes one output file through fn; 0, or -1 with err set */
-int render_write_file(const char *dir, const char *name, const char *what,
-		      int (*fn)(FILE *, const json_t *, const struct charts *),
-		      const json_t *s, const struct charts *c, char *err, size_t len)
-{
-	char path[4096];
-	FILE *f;
-	int rc;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f) {
-		snprintf(err, len, "cannot write '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	errno = 0;
-	rc = what ? fputs(what, f) < 0 : fn(f, s, c);
-	if (ferror(f))
-		rc = -1;
-	if (fclose(f))
-		rc = -1;
-	if (rc)
-		snprintf(err, len, "cannot write '%s': %s", path,
-			 errno ? strerror(errno) : "write error");
-	return rc ? -1 : 0;
-}
-
-/*
- * Charts of an earlier report in the same folder would sit beside report.md
- * as if they were this one's: every chart-*.svg there goes first (the names
- * are ccreport's own, never a result string).
- */
-void render_remove_old_charts(const char *dir)
-{
-	char path[4096];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-	size_t n;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		n = strlen(e->d_name);
-		if (!strncmp(e->d_name, "chart-", 6) && n > 10 && !strcmp(e->d_name + n - 4, ".svg")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-	}
-	closedir(d);
-}
-
-static int junit_fn(FILE *f, const json_t *s, const struct charts *c)
-{
-	(void)c;
-	return render_junit(f, s);
-}
-
-int render_all(const json_t *summary, const struct render_opts *o, char *err, size_t len)
-{
-	struct charts c;
-	int i, rc = -1;
-
-	if (!json_is_object(summary) || !o || !o->outdir) {
-		snprintf(err, len, "nothing to render: no summary or no output folder");
-		return -1;
-	}
-	render_remove_old_charts(o->outdir);
-	charts_draw(summary, o, &c);
-	for (i = 0; i < c.n; i++)
-		if (render_write_file(o->outdir, c.v[i].file, c.v[i].svg, NULL, NULL, NULL, err, len))
-			goto out;
-	if (render_write_file(o->outdir, "report.md", NULL, render_md, summary, &c, err, len) ||
-	    render_write_file(o->outdir, "index.html", NULL, render_html, summary, &c, err, len) ||
-	    render_write_file(o->outdir, "junit.xml", NULL, junit_fn, summary, &c, err, len))
-		goto out;
-	rc = 0;
-out:
-	charts_free(&c);
-	return rc;
-}
-
-int render_mkdirs(const char *path)
-{
-	char buf[4096];
-
-	if (strlen(path) >= sizeof(buf))
-		return -1;
-	strcpy(buf, path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
-}
-
-time_t render_report_time(void)
-{
-	const char *s = getenv("SOURCE_DATE_EPOCH");
-	char *end;
-	long long t;
-
-	if (s && *s) {
-		t = strtoll(s, &end, 10);
-		if (!*end && t >= 0)
-			return (time_t)t;
-	}
-	return time(NULL);
 }

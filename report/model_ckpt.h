@@ -1,5 +1,5 @@
-#ifndef CCDIAG_CKPT_H
-#define CCDIAG_CKPT_H
+#ifndef CCDIAG_MODEL_CKPT_H
+#define CCDIAG_MODEL_CKPT_H
 
 #include <jansson.h>
 #include <stddef.h>
@@ -34,5 +34,14 @@ int ckpt_compute(const struct ckpt_inputs *in, struct ckpt_outputs *out, char *e
 
 /* The outputs as a JSON object, units in every name; NULL on no memory. */
 json_t *ckpt_outputs_json(const struct ckpt_outputs *out);
+
+/* the model's side of the evaluation (eval_state.h) */
+struct eval;
+struct rv;
+
+/* a storage probe record: keeps the aggregate write rate; 0 or -1 on no memory */
+int ckpt_note(struct eval *e, const struct rv *r);
+/* builds e->checkpoint and feeds the checkpoint_stall_fraction criteria; after model_build's estimate */
+void ckpt_build(struct eval *e);
 
 #endif

@@ -1,13 +1,17 @@
 /*
- * report/render_history.c: history.md, history.html (the report's markup,
- * render_priv.h), one chart per criterion of its worst and median value per
+ * render/render_history.c: history.md, history.html (the report's markup,
+ * render_doc.h), one chart per criterion of its worst and median value per
  * run (chart.c), and the terminal text of ccreport history. Reads only the
  * history document; every string of it goes through the markup's esc.
  */
+#include "render_history.h"
 #include "chart.h"
 #include "escape.h"
-#include "history.h"
-#include "render_priv.h"
+#include "render.h"
+#include "render_doc.h"
+#include "render_html.h"
+#include "render_md.h"
+#include "../fmt/fmt.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -150,19 +154,7 @@ static void history_doc(FILE *f, const struct markup *m, const json_t *doc, cons
 			fputs(m->table_close, f);
 		}
 	}
-	m->heading(f, 2, "charts", "Charts");
-	if (c->status) {
-		m->p_open(f, "note");
-		put_esc(f, m->esc, "%s", c->status);
-		fputs(m->p_close, f);
-	}
-	for (int e = 0; e < c->nerr; e++) {
-		m->p_open(f, "note");
-		put_esc(f, m->esc, "%s", c->errors[e]);
-		fputs(m->p_close, f);
-	}
-	for (int e = 0; e < c->n; e++)
-		m->chart(f, &c->v[e]);
+	render_doc_charts(f, m, c);
 }
 
 static int md_fn(FILE *f, const json_t *doc, const struct charts *c)
@@ -182,18 +174,11 @@ static int html_fn(FILE *f, const json_t *doc, const struct charts *c)
 int render_history(const json_t *doc, const struct render_opts *ro, char *err, size_t len)
 {
 	struct charts c;
-	int rc = -1;
+	int rc;
 
-	render_remove_old_charts(ro->outdir);
-	charts_draw_with(doc, ro, &c, chart_history);
-	for (int i = 0; i < c.n; i++)
-		if (render_write_file(ro->outdir, c.v[i].file, c.v[i].svg, NULL, NULL, NULL, err, len))
-			goto out;
-	if (render_write_file(ro->outdir, "history.md", NULL, md_fn, doc, &c, err, len) ||
-	    render_write_file(ro->outdir, "history.html", NULL, html_fn, doc, &c, err, len))
-		goto out;
-	rc = 0;
-out:
+	rc = charts_write(doc, ro, &c, chart_history, err, len) ||
+	     render_write_file(ro->outdir, "history.md", NULL, md_fn, doc, &c, err, len) ||
+	     render_write_file(ro->outdir, "history.html", NULL, html_fn, doc, &c, err, len) ? -1 : 0;
 	charts_free(&c);
 	return rc;
 }

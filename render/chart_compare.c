@@ -1,13 +1,14 @@
 /*
- * report/chart_compare.c: the charts of ccreport compare, drawn with the
+ * render/chart_compare.c: the charts of ccreport compare, drawn with the
  * report's gnuplot machinery (chart.c): each criterion's worst value per
  * cluster as a bar against its own bound (1 = the bound), the clusters'
  * all_reduce busbw curves and scaling curves overlaid, and per rental plan
  * days and cost against the node count. Every name from the document goes
  * through gp_quote or gp_label; data files hold numbers only.
  */
+#include "chart_compare.h"
 #include "chart.h"
-#include "compare.h"
+#include "../fmt/fmt.h"
 
 #include <math.h>
 #include <stdlib.h>

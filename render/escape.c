@@ -1,6 +1,11 @@
-/* report/escape.c: HTML, Markdown, XML and gnuplot-string escaping (escape.h). */
+/*
+ * render/escape.c: HTML, Markdown, XML and gnuplot-string escaping, and
+ * writing formatted text and summary values through them (escape.h).
+ */
 #include "escape.h"
+#include "../fmt/fmt.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -207,4 +212,36 @@ char *esc_str(void (*fn)(FILE *, const char *), const char *s)
 		return NULL;
 	}
 	return buf;
+}
+
+void put_esc(FILE *f, void (*esc)(FILE *, const char *), const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n >= 0)
+		esc(f, s);
+	if (n >= 0)
+		free(s);
+}
+
+void put_plain(FILE *f, void (*esc)(FILE *, const char *), const json_t *v)
+{
+	char *s;
+
+	if (json_is_number(v)) {   /* our own digits: nothing to escape */
+		char buf[64];
+
+		fmt_value(buf, sizeof(buf), v);
+		fputs(buf, f);
+		return;
+	}
+	s = j_plain(v);
+
+	esc(f, s ? s : "");
+	free(s);
 }

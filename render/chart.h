@@ -1,11 +1,22 @@
 #ifndef CCDIAG_CHART_H
 #define CCDIAG_CHART_H
 
-/* report/chart.c and chart_kinds.c: the gnuplot side of the renderers (render_priv.h). */
+/*
+ * render/chart.c: the gnuplot machinery of the renderers. A document's
+ * charts are listed by one draw function (chart_kinds.c for the summary,
+ * chart_compare.c, render_history.c) that charts_draw_with runs; each chart
+ * it starts with chart_begin and ends with chart_finish.
+ */
+#include <jansson.h>
 #include <limits.h>
 #include <stdio.h>
 
-#include "render_priv.h"
+#include "render.h"
+
+/* the longest a gnuplot child may run before it is killed, unless render_opts says */
+#define CHART_TIMEOUT_S 30
+/* per-element bar charts show at most this many elements, the worst ones */
+#define CHART_MAX_BARS 64
 
 struct chart_ctx {
 	const char *gnuplot;          /* command found on PATH, or the one render_opts named */
@@ -14,6 +25,21 @@ struct chart_ctx {
 	int stopped;                  /* a run was killed for time: the rest are not started */
 	struct charts *out;
 };
+
+/*
+ * Draws the charts draw adds for doc into c (c->status says why none were
+ * drawn: turned off, no gnuplot, no temp dir); never fails the report.
+ */
+void charts_draw_with(const json_t *doc, const struct render_opts *o, struct charts *c,
+		      void (*draw)(struct chart_ctx *, const json_t *));
+/*
+ * The same, and each chart written as its file into o->outdir, where the
+ * chart-*.svg an earlier report left are removed first. 0, or -1 with err
+ * when a file cannot be written; c is filled either way.
+ */
+int charts_write(const json_t *doc, const struct render_opts *o, struct charts *c,
+		 void (*draw)(struct chart_ctx *, const json_t *), char *err, size_t len);
+void charts_free(struct charts *c);
 
 /*
  * chart_begin: opens a new script in ctx->dir named after file ("x.svg" ->
@@ -28,12 +54,6 @@ void chart_finish(struct chart_ctx *ctx, FILE *script, const char *file,
 FILE *chart_data(struct chart_ctx *ctx, const char *name);
 void chart_fail(struct chart_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-
-/* chart_kinds.c: one function per kind of chart; each adds zero or more */
-void chart_collectives(struct chart_ctx *ctx, const json_t *summary);
-void chart_netpair(struct chart_ctx *ctx, const json_t *summary);
-void chart_criteria(struct chart_ctx *ctx, const json_t *summary);
-void chart_scaling(struct chart_ctx *ctx, const json_t *summary);
 
 /* quotes s as a gnuplot single-quoted string, escaped (escape.h) */
 void gp_quote(FILE *f, const char *s);

@@ -1,6 +1,7 @@
 #ifndef CCDIAG_ESCAPE_H
 #define CCDIAG_ESCAPE_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 /*
@@ -22,5 +23,11 @@ void esc_gnuplot(FILE *f, const char *s);   /* inside a single-quoted gnuplot st
  * it), or NULL when out of memory. For tests and for short labels.
  */
 char *esc_str(void (*fn)(FILE *, const char *), const char *s);
+
+/* formats plain text, then writes it through esc: nothing formatted escapes it */
+void put_esc(FILE *f, void (*esc)(FILE *, const char *), const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* a summary value as plain text (fmt_value, j_plain of fmt/fmt.h) through esc */
+void put_plain(FILE *f, void (*esc)(FILE *, const char *), const json_t *v);
 
 #endif

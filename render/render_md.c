@@ -1,11 +1,14 @@
 /*
- * report/render_md.c: report.md, the summary document as GitHub-flavoured
+ * render/render_md.c: report.md, the summary document as GitHub-flavoured
  * Markdown: the markup render_doc.c writes it with. Literal Markdown is
  * written with fputs; everything that came from the summary goes through
  * esc_md (put_esc, put_plain).
  */
+#include "render_md.h"
 #include "escape.h"
-#include "render_priv.h"
+#include "render.h"
+#include "render_doc.h"
+#include "../fmt/fmt.h"
 
 #define E(f, ...) put_esc(f, esc_md, __VA_ARGS__)
 

@@ -1,10 +1,13 @@
 /*
- * report/render_doc.c: the sections of report.md and index.html, written
+ * render/render_doc.c: the sections of report.md and index.html, written
  * once. Each section walks the summary and writes through a struct markup
- * (render_priv.h): literal markup from its strings and hooks, everything
+ * (render_doc.h): literal markup from its strings and hooks, everything
  * that came from the summary through m->esc (put_esc, put_plain).
  */
-#include "render_priv.h"
+#include "render_doc.h"
+#include "escape.h"
+#include "render.h"
+#include "../fmt/fmt.h"
 
 #include <string.h>
 
@@ -565,4 +568,23 @@ void render_doc(FILE *f, const struct markup *m, const json_t *s, const struct c
 	checkpoint(f, m, s);
 	inputs(f, m, s);
 	profile(f, m, s);
+}
+
+void render_doc_charts(FILE *f, const struct markup *m, const struct charts *c)
+{
+	int i;
+
+	m->heading(f, 2, "charts", "Charts");
+	if (c->status) {
+		m->p_open(f, "note");
+		put_esc(f, m->esc, "%s", c->status);
+		fputs(m->p_close, f);
+	}
+	for (i = 0; i < c->nerr; i++) {
+		m->p_open(f, "note");
+		put_esc(f, m->esc, "%s", c->errors[i]);
+		fputs(m->p_close, f);
+	}
+	for (i = 0; i < c->n; i++)
+		m->chart(f, &c->v[i]);
 }

@@ -1,14 +1,20 @@
 /*
- * report/render_compare.c: compare.md and compare.html, the comparison
+ * render/render_compare.c: compare.md and compare.html, the comparison
  * document written with the report's own markup (render_md.c,
  * render_html.c: struct markup) and charts (chart.c), and the terminal
  * text. Like the report's renderers they read only the document; every
  * string of it goes through the markup's esc (put_esc, put_plain), and the
  * terminal prints control characters as '?'.
  */
-#include "compare.h"
+#include "render_compare.h"
+#include "chart.h"
+#include "chart_compare.h"
 #include "escape.h"
-#include "render_priv.h"
+#include "render.h"
+#include "render_doc.h"
+#include "render_html.h"
+#include "render_md.h"
+#include "../fmt/fmt.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -336,7 +342,6 @@ static void nodes_section(FILE *f, const struct markup *m, const json_t *doc)
 static void compare_doc(FILE *f, const struct markup *m, const json_t *doc, const struct charts *c)
 {
 	char buf[64];
-	int i;
 
 	m->heading(f, 1, NULL, "Choosing between offers: cluster comparison");
 	m->p_open(f, NULL);
@@ -350,19 +355,7 @@ static void compare_doc(FILE *f, const struct markup *m, const json_t *doc, cons
 	criteria_section(f, m, doc);
 	workload_section(f, m, doc);
 	nodes_section(f, m, doc);
-	m->heading(f, 2, "charts", "Charts");
-	if (c->status) {
-		m->p_open(f, "note");
-		put_esc(f, m->esc, "%s", c->status);
-		fputs(m->p_close, f);
-	}
-	for (i = 0; i < c->nerr; i++) {
-		m->p_open(f, "note");
-		put_esc(f, m->esc, "%s", c->errors[i]);
-		fputs(m->p_close, f);
-	}
-	for (i = 0; i < c->n; i++)
-		m->chart(f, &c->v[i]);
+	render_doc_charts(f, m, c);
 }
 
 static int md_fn(FILE *f, const json_t *doc, const struct charts *c)
@@ -382,18 +375,11 @@ static int html_fn(FILE *f, const json_t *doc, const struct charts *c)
 int render_compare(const json_t *doc, const struct render_opts *ro, char *err, size_t len)
 {
 	struct charts c;
-	int rc = -1;
+	int rc;
 
-	render_remove_old_charts(ro->outdir);
-	charts_draw_with(doc, ro, &c, chart_compare);
-	for (int i = 0; i < c.n; i++)
-		if (render_write_file(ro->outdir, c.v[i].file, c.v[i].svg, NULL, NULL, NULL, err, len))
-			goto out;
-	if (render_write_file(ro->outdir, "compare.md", NULL, md_fn, doc, &c, err, len) ||
-	    render_write_file(ro->outdir, "compare.html", NULL, html_fn, doc, &c, err, len))
-		goto out;
-	rc = 0;
-out:
+	rc = charts_write(doc, ro, &c, chart_compare, err, len) ||
+	     render_write_file(ro->outdir, "compare.md", NULL, md_fn, doc, &c, err, len) ||
+	     render_write_file(ro->outdir, "compare.html", NULL, html_fn, doc, &c, err, len) ? -1 : 0;
 	charts_free(&c);
 	return rc;
 }

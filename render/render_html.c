@@ -1,5 +1,5 @@
 /*
- * report/render_html.c: index.html, one self-contained page: inline CSS,
+ * render/render_html.c: index.html, one self-contained page: inline CSS,
  * inline SVG charts, no script, no font, no external reference of any kind;
  * its sections are render_doc.c's, written with the markup below.
  * A Content-Security-Policy in the page forbids scripts and fetches as a
@@ -7,8 +7,11 @@
  * goes through esc_html (put_esc, put_plain), and literal markup is written
  * with fputs only.
  */
+#include "render_html.h"
 #include "escape.h"
-#include "render_priv.h"
+#include "render.h"
+#include "render_doc.h"
+#include "../fmt/fmt.h"
 
 #include <string.h>
 

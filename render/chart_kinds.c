@@ -1,12 +1,15 @@
 /*
- * report/chart_kinds.c: the charts ccreport draws from the summary document:
- * bus bandwidth against message size per collective, the node-pair
- * bandwidth heatmap, per-element bars for each criterion against its bound,
- * and bus bandwidth against node count. Data files hold numbers only; every
- * string (host, element, series names) reaches gnuplot as an escaped
- * single-quoted string in the script (gp_quote).
+ * render/chart_kinds.c: chart_summary, the charts ccreport draws from the
+ * summary document with the machinery of chart.c: bus bandwidth against
+ * message size per collective, the node-pair bandwidth heatmap, per-element
+ * bars for each criterion against its bound, and bus bandwidth against node
+ * count. Data files hold numbers only; every string (host, element, series
+ * names) reaches gnuplot as an escaped single-quoted string in the script
+ * (gp_quote).
  */
+#include "chart_kinds.h"
 #include "chart.h"
+#include "../fmt/fmt.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -162,7 +165,7 @@ out:
 	free(plot);
 }
 
-void chart_collectives(struct chart_ctx *ctx, const json_t *summary)
+static void chart_collectives(struct chart_ctx *ctx, const json_t *summary)
 {
 	const json_t *colls = j_arr(json_object_get(summary, "charts"), "collectives");
 	const json_t *s, *t;
@@ -200,7 +203,7 @@ static void name_tics(FILE *f, const char *axis, const json_t *names, size_t n, 
  * The node-pair heatmap: matrix[i][j] is the bandwidth from hosts[i] to
  * hosts[j] (docs/report.md); null (not measured, the diagonal) is left blank.
  */
-void chart_netpair(struct chart_ctx *ctx, const json_t *summary)
+static void chart_netpair(struct chart_ctx *ctx, const json_t *summary)
 {
 	const json_t *np = json_object_get(json_object_get(summary, "charts"), "netpair");
 	const json_t *hosts = j_arr(np, "hosts"), *matrix = j_arr(np, "matrix"), *row;
@@ -412,7 +415,7 @@ static void criterion_chart(struct chart_ctx *ctx, const json_t *crit, int idx)
 	free(bars);
 }
 
-void chart_criteria(struct chart_ctx *ctx, const json_t *summary)
+static void chart_criteria(struct chart_ctx *ctx, const json_t *summary)
 {
 	const json_t *crit;
 	size_t i;
@@ -450,7 +453,7 @@ static void efficiency_note(FILE *n, const json_t *s)
  * ideal: busbw already divides out the number of ranks, so perfect scaling
  * keeps it at its value on the fewest nodes (a flat line).
  */
-void chart_scaling(struct chart_ctx *ctx, const json_t *summary)
+static void chart_scaling(struct chart_ctx *ctx, const json_t *summary)
 {
 	const json_t *sc = j_arr(json_object_get(summary, "charts"), "scaling"), *s;
 	const char *file = "chart-scaling.svg";
@@ -515,4 +518,12 @@ void chart_scaling(struct chart_ctx *ctx, const json_t *summary)
 	}
 	free(plot);
 	free(note);
+}
+
+void chart_summary(struct chart_ctx *ctx, const json_t *summary)
+{
+	chart_collectives(ctx, summary);
+	chart_netpair(ctx, summary);
+	chart_criteria(ctx, summary);
+	chart_scaling(ctx, summary);
 }
