@@ -5,6 +5,7 @@
  * kept (docs/profiles.md, "how values are aggregated").
  */
 #include "report.h"
+#include "soak.h"
 #include "../core/stats.h"
 
 #include <math.h>
@@ -104,7 +105,11 @@ static int field_ok(const char *have, const char *want)
 
 static int selects(const struct criterion *c, const struct sel *k, int strict)
 {
-	if (c->collective) {
+	/* a soak's records (and its skips and errors) are of their own kind (soak.c) */
+	if (c->derived == DERIVED_SOAK) {
+		if (!streq(k->kind, "soak") || !streq(k->name, c->collective ? c->collective : c->probe))
+			return 0;
+	} else if (c->collective) {
 		if (!streq(k->kind, "collective") || !streq(k->name, c->collective))
 			return 0;
 	} else if (!streq(k->kind, "probe") || !streq(k->name, c->probe)) {
@@ -355,6 +360,23 @@ int eval_add_value(struct crit_state *s, const char *element, double value)
 	return add_point(s->c, el, &p);
 }
 
+int eval_add_element(struct crit_state *s, const char *element, const char *host, double value)
+{
+	struct pt p = { .judged = value, .value = value };
+	struct elem *el = elem_get(s, element, host);
+
+	if (!el)
+		return -1;
+	if (!isfinite(value)) {
+		s->nometric++;
+		el->nometric++;
+		return 0;
+	}
+	s->records++;
+	el->records++;
+	return add_point(s->c, el, &p);
+}
+
 /* ---- what is kept beside the criteria: charts, versions, diagnoses ---- */
 
 static int note_series(struct eval *e, const struct rv *r)
@@ -587,6 +609,8 @@ int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 		rc = compute_note(e, r);
 	else if (streq(k.kind, "probe") && streq(k.name, "storage"))
 		rc = ckpt_note(e, r);
+	else if (streq(k.kind, "soak"))
+		rc = soak_note(e, r);
 	if (streq(k.kind, "probe"))
 		note_pair(e, r, &k);
 	for (int i = 0; !rc && i < e->ncs; i++)
@@ -1157,7 +1181,7 @@ static void judge(struct eval *e, struct crit_state *s)
 	char *missing = NULL, *partial = NULL, *also = NULL, *odd = NULL, *t;
 	/* what an element is, in the reason */
 	const char *what = c->derived == DERIVED_SCALING ? "node count" :
-			   c->derived ? "estimate" : rpt_scope_name(c->scope);
+			   c->derived && c->derived != DERIVED_SOAK ? "estimate" : rpt_scope_name(c->scope);
 
 	s->failures = json_array();
 	s->values = json_array();
@@ -1293,6 +1317,7 @@ out:
 void eval_finish(struct eval *e)
 {
 	model_build(e);
+	soak_build(e);
 	for (int i = 0; i < e->ncs; i++)
 		judge(e, &e->cs[i]);
 }
@@ -1339,5 +1364,6 @@ void eval_free(struct eval *e)
 	json_decref(e->storage_write);
 	json_decref(e->checkpoint);
 	free(e->np);
+	soak_free(e);
 	memset(e, 0, sizeof(*e));
 }

@@ -83,11 +83,12 @@ struct criterion {
 	int bound_line;
 	int derived;             /* DERIVED_*: judged from the model, not from records (model.c) */
 	int base_nodes;          /* scaling_efficiency: the reference node count; 0 = smallest >= 2 */
+	double drop_below;       /* soak_drops: a drop is below this fraction of the median (soak.h) */
 };
 
 /* criteria whose values ccreport derives (model.c): metric scaling_efficiency, comm_fraction;
- * (model_ckpt.c) checkpoint_stall_fraction */
-enum { DERIVED_NONE, DERIVED_SCALING, DERIVED_COMM, DERIVED_CKPT };
+ * (model_ckpt.c) checkpoint_stall_fraction; (soak.c) soak_cv, soak_worst, soak_drops */
+enum { DERIVED_NONE, DERIVED_SCALING, DERIVED_COMM, DERIVED_CKPT, DERIVED_SOAK };
 
 /* ---- the target workload of the training estimate (workload.c, docs/estimate.md) ---- */
 enum wl_key {
@@ -312,6 +313,7 @@ struct eval {
 	} pair[2];
 	json_t *storage_write;   /* the slowest aggregate storage write record seen (model_ckpt.c); NULL none */
 	json_t *checkpoint;      /* summary.checkpoint: null, or the checkpoint model (or why none) */
+	struct soak_state *soak; /* the soak series (soak.c); NULL before the first soak record */
 };
 
 /* ---- scaling and the training estimate (model.c) ---- */
@@ -324,6 +326,11 @@ int rv_true(const struct rv *r, const char *key);
 int model_note_fit(struct eval *e, const struct rv *r);
 /* feeds a derived criterion one element's value; 0 or -1 on no memory (eval.c) */
 int eval_add_value(struct crit_state *s, const char *element, double value);
+/*
+ * The same with the element's host (may be NULL); a value that is not finite
+ * names the element as measured without a value (incomplete, never judged).
+ */
+int eval_add_element(struct crit_state *s, const char *element, const char *host, double value);
 /* builds e->scaling and e->estimate and feeds the derived criteria; before judging */
 void model_build(struct eval *e);
 /* ---- the checkpoint estimate (model_ckpt.c) ---- */
