@@ -144,6 +144,7 @@ struct series {
 	double *v;
 	int *slow;               /* collectives: the slowest rank's host of each interval (hosts), or -1 */
 	int n, cap;
+	long nobus;              /* records of one rank: busbw 0 by definition, no measurement */
 };
 
 struct soak_state {
@@ -245,8 +246,8 @@ static struct series *series_get(struct eval *e, const struct rv *r)
 int soak_note(struct eval *e, const struct rv *r)
 {
 	struct series *s;
-	double v;
-	int slow = -1;
+	double v, factor;
+	int slow = -1, nobus;
 
 	/* a record without a name or a value joins no series: nothing to judge it by */
 	if (!rv_str(r, "name") || (rv_num(r, NULL, "busbw_GBps", &v) && rv_num(r, NULL, "bw_GBps", &v)) ||
@@ -255,11 +256,18 @@ int soak_note(struct eval *e, const struct rv *r)
 	/* the test transport's figures are no evidence (docs/profiles.md) */
 	if (rv_str(r, "transport") && !strcmp(rv_str(r, "transport"), "fake"))
 		return 0;
+	/* one rank moves nothing: its busbw is 0 by definition, no measurement (as eval.c) */
+	nobus = !rv_num(r, NULL, "busbw_GBps", &v) && !rv_num(r, NULL, "busbw_factor", &factor) &&
+		factor == 0;
 	if (!e->soak && !(e->soak = calloc(1, sizeof(*e->soak))))
 		return -1;
 	s = series_get(e, r);
 	if (!s)
 		return -1;
+	if (nobus) {
+		s->nobus++;
+		return 0;
+	}
 	if (s->n == s->cap) {
 		int cap = s->cap ? 2 * s->cap : 16;
 		double *nv = realloc(s->v, (size_t)cap * sizeof(*nv));
@@ -308,7 +316,7 @@ static void judge_soak(struct eval *e, struct crit_state *cs)
 	const struct soak_metric *m = metric_of(c->metric);
 	struct soak_state *st = e->soak;
 	double drop = c->drop_below > 0 ? c->drop_below : SOAK_DROP_BELOW;
-	int matched = 0, other_scope = 0, kinds = 0, judged = 0;
+	int matched = 0, other_scope = 0, kinds = 0, judged = 0, nobus = 0;
 	const struct series *first = NULL;
 	char msg[512];
 
@@ -342,6 +350,7 @@ static void judge_soak(struct eval *e, struct crit_state *cs)
 			snprintf(el, sizeof(el), "%s (%s %s %s)", s->element, s->backend ?: "-",
 				 s->dtype ?: "-", s->op ?: "-");
 		if (s->n < SOAK_MIN_INTERVALS || soak_stats(s->v, s->n, drop, &ss)) {
+			nobus += !s->n && s->nobus;
 			eval_add_element(cs, el, host, NAN);
 			continue;
 		}
@@ -362,6 +371,10 @@ static void judge_soak(struct eval *e, struct crit_state *cs)
 			 c->collective ? c->collective : c->probe, c->backend ? " " : "",
 			 c->backend ?: "", c->collective ? c->collective : c->probe);
 	if (!matched) {
+		why_none(cs, msg);
+	} else if (!judged && nobus == matched) {
+		snprintf(msg, sizeof(msg), "the soak records of %s carry no busbw (one rank moves "
+			 "nothing: busbw is 0 by definition)", c->collective ? c->collective : c->probe);
 		why_none(cs, msg);
 	} else if (!judged) {
 		snprintf(msg, sizeof(msg), "fewer than %d intervals in every soak series of %s "

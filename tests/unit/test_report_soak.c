@@ -271,6 +271,17 @@ static void test_no_evidence_is_incomplete(void **state)
 	assert_string_equal(str(crit(s, "cv"), "reason"),
 			    "no soak records of netpair (ccprobe --soak DURATION netpair)");
 	done(s);
+	/* one rank: busbw is 0 by definition, no measurement of anything (as for the sweep) */
+	lines[0] = '\0';
+	for (int k = 0; k < 4; k++)
+		snprintf(lines + strlen(lines), sizeof(lines) - strlen(lines),
+			 "{\"type\":\"measurement\",\"kind\":\"soak\",\"name\":\"all_reduce\",\"scope\":\"cluster\","
+			 "\"element\":\"cluster\",\"interval\":%d,\"busbw_GBps\":0,\"busbw_factor\":0}\n", k);
+	s = judge("[criterion ar]\ncollective = all_reduce\nmetric = soak_cv\nbound = 10%\n", lines);
+	assert_string_equal(str(crit(s, "ar"), "verdict"), "incomplete");
+	assert_string_equal(str(crit(s, "ar"), "reason"), "the soak records of all_reduce carry no busbw "
+			    "(one rank moves nothing: busbw is 0 by definition)");
+	done(s);
 	/* ccdiag's phase that did not run: its skip names the reason */
 	s = judge(SOAK_PROFILE, "{\"type\":\"skip\",\"kind\":\"soak\",\"name\":\"netpair\","
 		  "\"reason\":\"not run: --budget spent\"}\n");
