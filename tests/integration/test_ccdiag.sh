@@ -70,6 +70,38 @@ plan emu-1g --emulated 4 --budget 1 --shrink
 t_check "--shrink with a budget below the minimal plan: exit 2, one line" \
 	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/plan.err') -eq 1 ] && grep -q 'cannot hold even the minimal plan' '$T_TMP/plan.err'"
 
+# ---- soak: its own phase after the collectives, in the estimate and the budget
+plan emu-1g --emulated 4 --soak 2m
+t_check "--soak 2m: a soak phase after the collectives, netpair and all_reduce (emu-1g's soak criteria), 60 s each" \
+	bash -c "grep -c '^  phase' '$T_TMP/plan' | grep -qx 4 &&
+		grep -qE -- '^  phase 3/4 soak +netpair all_reduce +~ *2m[0-9]+s .* --soak 60 -B mpi -e 1M netpair all_reduce' '$T_TMP/plan' &&
+		grep -q '^  phase 4/4 storage' '$T_TMP/plan'"
+need=$(sed -n 's/.*estimated total ~\([0-9]*\)m\([0-9]*\)s.*/\1 \2/p' "$T_TMP/plan" | awk '{ print $1 * 60 + $2 }')
+t_check "--soak 2m: counted in the total (~$need s: the soak's 120 s and the rest)" bash -c "[ '$need' -gt 130 ]"
+plan emu-1g --emulated 4 --soak 2m --budget $((need - 30))
+t_check "--soak over --budget: refused, one line" bash -c "[ $rc -eq 2 ] && grep -q 'over --budget' '$T_TMP/plan.err'"
+plan emu-1g --emulated 4 --soak 2m --budget $((need - 30)) --shrink
+t_check "--soak with --shrink: the soak is cut first, and the cut listed" \
+	bash -c "[ $rc -eq 0 ] && grep -qE '^ccdiag: cut to fit --budget: soak 2m00s -> 1m[0-9]+s$' '$T_TMP/plan' &&
+		[ \$(grep -c '^ccdiag: cut to fit' '$T_TMP/plan') -eq 1 ] && grep -q -- '--time-per-size 2 ' '$T_TMP/plan'"
+plan "$FX/gather-mpi.ini" -H a,b --soak 30
+t_check "--soak with a profile that judges none: netpair and all_reduce, recorded, not judged" \
+	bash -c "grep -qE '^  phase 2/2 soak +netpair all_reduce .*--soak 15 ' '$T_TMP/plan' &&
+		grep -q '^ccdiag: soak: the profile judges no soak' '$T_TMP/plan'"
+plan "$FX/soak-local.ini"
+t_check "a profile of soak criteria alone without --soak: refused, one line" \
+	bash -c "[ $rc -eq 2 ] && grep -q \"judges soaks only: give --soak DURATION\" '$T_TMP/plan.err'"
+plan "$FX/soak-local.ini" --soak 30
+t_check "soak on one host: all_reduce alone (netpair needs 2 nodes, said so)" \
+	bash -c "grep -qE '^  phase 1/1 soak +all_reduce .*--soak 30 -B mpi -e 1M all_reduce' '$T_TMP/plan' &&
+		grep -q 'netpair needs 2 nodes or more' '$T_TMP/plan'"
+{ cat "$FX/local-data.ini"; printf '[criterion s]\nprobe = netpair\nmetric = soak_drops\nscope = link\nbound = <= 0\n'; } \
+	>"$T_TMP/soak-required.ini"
+plan "$T_TMP/soak-required.ini" -H a,b
+t_check "required soak criteria without --soak: planned without a soak, and the plan says they need it" \
+	bash -c "[ $rc -eq 0 ] && ! grep -q '^  phase .* soak ' '$T_TMP/plan' &&
+		grep -q \"^ccdiag: note: the profile's soak criteria need --soak DURATION\" '$T_TMP/plan'"
+
 # ---- bad input: one line, exit 2, nothing run (no results folder)
 bad() { # bad DESC PATTERN ARGS...
 	local desc=$1 pat=$2; shift 2
@@ -86,6 +118,7 @@ bad "unknown profile" "profile 'nosuch' not found" -p nosuch
 bad "no runnable criterion" "no criterion this ccprobe can run" -p "$FX/nosuchprobe.ini"
 bad "bad --budget" "invalid duration 'soon'" -p emu-1g --budget soon
 bad "unknown option" "unknown option '--frobnicate'" -p emu-1g --frobnicate
+bad "bad --soak" "invalid duration 'long' for --soak" -p emu-1g --soak long
 # the host check uses mpirun's agent: a stand-in that knows only 'localhost'
 printf '#!/bin/sh\nwhile [ "${1#-}" != "$1" ]; do shift; done\n[ "$1" = localhost ] || exit 255\nshift; exec sh -c "$*"\n' >"$T_TMP/agent"
 chmod +x "$T_TMP/agent"
