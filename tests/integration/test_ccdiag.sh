@@ -102,6 +102,32 @@ t_check "required soak criteria without --soak: planned without a soak, and the 
 	bash -c "[ $rc -eq 0 ] && ! grep -q '^  phase .* soak ' '$T_TMP/plan' &&
 		grep -q \"^ccdiag: note: the profile's soak criteria need --soak DURATION\" '$T_TMP/plan'"
 
+# ---- Slurm: one task per GPU or per node, K CPUs each bound to cores (K = the node's CPUs /
+# tasks), so NCCL's proxy thread has a core: the launch lines of a pretend allocation of 2
+# nodes (test_slurm.sh runs them under the emulated Slurm)
+slurm() { SLURM_JOB_ID=42 SLURM_JOB_NUM_NODES=2 "$@"; }
+SLURM_JOB_CPUS_PER_NODE='16(x2)' slurm plan h100-sxm-8x-ndr400
+t_check "srun: 8 GPU tasks per 16-CPU node: --cpus-per-task=2 --cpu-bind=cores (node, pairs and nccl phases)" \
+	bash -c "[ \$(grep -c '^    launch: srun -N 2 --ntasks-per-node=8 --cpus-per-task=2 --cpu-bind=cores --mpi=pmix ' '$T_TMP/plan') -eq 3 ]"
+SLURM_JOB_CPUS_PER_NODE='72(x1),36' slurm plan "$FX/gather-mpi.ini"
+t_check "srun: one task per node for mpi collectives, all of the smallest node's 36 CPUs" \
+	grep -q -- '--ntasks-per-node=1 --cpus-per-task=36 --cpu-bind=cores --mpi=pmix .*all_gather all_reduce' "$T_TMP/plan"
+SLURM_CPUS_ON_NODE=12 slurm plan h100-sxm-8x-ndr400
+t_check "srun: SLURM_CPUS_ON_NODE when the job's list is absent (12 / 8 tasks: 1 CPU each)" \
+	bash -c "[ \$(grep -c -- '--ntasks-per-node=8 --cpus-per-task=1 --cpu-bind=cores' '$T_TMP/plan') -eq 3 ]"
+slurm plan "$FX/gather-mpi.ini"
+t_check "srun: the CPUs unknown: no binding flag" \
+	bash -c "grep -q '^    launch: srun -N 2 --ntasks-per-node=1 --mpi=pmix ' '$T_TMP/plan'"
+CCDIAG_SRUN_CPUS_PER_TASK=3 CCDIAG_SRUN_CPU_BIND=rank_ldom SLURM_JOB_CPUS_PER_NODE=64 slurm plan "$FX/gather-mpi.ini"
+t_check "srun: CCDIAG_SRUN_CPUS_PER_TASK and CCDIAG_SRUN_CPU_BIND override" \
+	grep -q -- '--ntasks-per-node=1 --cpus-per-task=3 --cpu-bind=rank_ldom --mpi=pmix' "$T_TMP/plan"
+CCDIAG_SRUN_CPUS_PER_TASK=off SLURM_JOB_CPUS_PER_NODE=64 slurm plan "$FX/gather-mpi.ini"
+t_check "srun: CCDIAG_SRUN_CPUS_PER_TASK=off leaves CPU binding to Slurm" \
+	bash -c "grep -q '^    launch: srun -N 2 --ntasks-per-node=1 --mpi=pmix ' '$T_TMP/plan'"
+CCDIAG_SRUN_CPUS_PER_TASK=many slurm plan "$FX/gather-mpi.ini"
+t_check "srun: a bad CCDIAG_SRUN_CPUS_PER_TASK: exit 2, one line" \
+	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/plan.err') -eq 1 ] && grep -q \"invalid CCDIAG_SRUN_CPUS_PER_TASK 'many'\" '$T_TMP/plan.err'"
+
 # ---- bad input: one line, exit 2, nothing run (no results folder)
 bad() { # bad DESC PATTERN ARGS...
 	local desc=$1 pat=$2; shift 2
