@@ -112,10 +112,22 @@ static void print_summary(const struct coll *coll, const double *bus, int n)
 	fflush(stdout);
 }
 
+/* Operations that fill about one interval at op_s each, within 1..SOAK_MAX_OPS. */
+static int fit_ops(double interval, double op_s)
+{
+	double n = op_s > 0 ? interval / op_s : 1;
+
+	return n < 1 ? 1 : n > SOAK_MAX_OPS ? SOAK_MAX_OPS : (int)n;
+}
+
 /*
- * The warm-up, untimed and not recorded: -w operations (at least one), but
- * no longer than about one interval. Returns the slowest rank's time of one
- * operation (the same on every rank), or -1 when an operation failed.
+ * The warm-up, untimed and not recorded: -w operations one at a time (at
+ * least one; the first carries connection set-up), for at most about a
+ * quarter of an interval, then one batch back-to-back as the intervals run
+ * them, sized to about a quarter of an interval: one at a time is not how a
+ * batch runs (queues, pipelining). Returns the batch's time of one
+ * operation, the slowest rank's (the same on every rank), or -1 when an
+ * operation failed.
  */
 static double warm_up(struct cc_run *run, const struct backend *be, const struct coll_args *a)
 {
@@ -126,9 +138,8 @@ static double warm_up(struct cc_run *run, const struct backend *be, const struct
 	t0 = timer_now();
 	err = be->start(a) || be->wait();
 	first = timer_now() - t0;
-	/* the first carries connection set-up; the others time the operation */
 	t0 = timer_now();
-	while (!err && n < o->warmup && timer_now() - t0 + first < o->soak_interval) {
+	while (!err && n < o->warmup && timer_now() - t0 < 0.25 * o->soak_interval) {
 		err = be->start(a) || be->wait();
 		n++;
 	}
@@ -136,15 +147,18 @@ static double warm_up(struct cc_run *run, const struct backend *be, const struct
 	res[0] = op_s > 1e-9 ? op_s : 1e-9;
 	res[1] = err;
 	MPI_Allreduce(MPI_IN_PLACE, res, 2, MPI_DOUBLE, MPI_MAX, run->mpi->world);
-	return res[1] ? -1 : res[0];
-}
-
-/* Operations that fill about one interval at op_s each, within 1..SOAK_MAX_OPS. */
-static int fit_ops(double interval, double op_s)
-{
-	double n = op_s > 0 ? interval / op_s : 1;
-
-	return n < 1 ? 1 : n > SOAK_MAX_OPS ? SOAK_MAX_OPS : (int)n;
+	if (res[1])
+		return -1;
+	n = fit_ops(0.25 * o->soak_interval, res[0]);
+	MPI_Barrier(run->mpi->world);
+	t0 = timer_now();
+	for (int i = 0; i < n && !err; i++)
+		err = be->start(a);
+	err = err || be->wait();
+	res[0] = (timer_now() - t0) / n;
+	res[1] = err;
+	MPI_Allreduce(MPI_IN_PLACE, res, 2, MPI_DOUBLE, MPI_MAX, run->mpi->world);
+	return res[1] ? -1 : res[0] > 1e-9 ? res[0] : 1e-9;
 }
 
 int soak_run(struct cc_run *run, const struct coll *coll, const struct backend *be)
