@@ -5,6 +5,7 @@
 #include "bench/backend.h"
 #include "bench/coll.h"
 #include "bench/scale.h"
+#include "bench/soak.h"
 #include "bench/sweep.h"
 #include "core/log.h"
 #include "core/mpictx.h"
@@ -89,7 +90,15 @@ static void print_plan(const struct cc_options *o)
 		const struct coll *c = coll_find(o->names[i]);
 		const struct probe *p = probe_find(o->names[i]);
 
-		if (c) {
+		if (c && o->soak_s > 0) {
+			printf("%s\t%s\t%.1f\tsoak of %g s in %g s intervals\n", c->name,
+			       probe_phase_name(PHASE_COLLECTIVES), soak_estimate(o, c, o->plan_nodes),
+			       o->soak_s, o->soak_interval);
+		} else if (p && o->soak_s > 0) {
+			printf("%s\t%s\t%.1f\tsoak of %g s in %g s steps\n", p->name,
+			       probe_phase_name(p->phase), p->soak_estimate ? p->soak_estimate(o) : o->soak_s,
+			       o->soak_s, o->soak_interval);
+		} else if (c) {
 			int steps[64], n = o->scale ? scale_counts(o->plan_nodes, steps, 64) : 1;
 			double t = 0;
 			size_t nsizes = 0;
@@ -125,6 +134,17 @@ static int validate(const struct cc_options *o, char *err, size_t len)
 		}
 		if (p && p->check && !o->plan_nodes && p->check(err, len))
 			return -1;
+		if (p && o->soak_s > 0 && !p->soak) {
+			char can[256] = "";
+
+			/* what can soak: every collective, and the probes whose entry says how */
+			for (int k = 0; probes[k]; k++)
+				if (probes[k]->soak)
+					snprintf(can + strlen(can), sizeof(can) - strlen(can), ", %s",
+						 probes[k]->name);
+			snprintf(err, len, "probe '%s' cannot soak (--soak: the collectives%s)", p->name, can);
+			return -1;
+		}
 	}
 	if (!backend_find(o->backend)) {
 		snprintf(err, len, "unknown backend '%s' for -B (see --list)", o->backend);
@@ -199,6 +219,14 @@ static json_t *header_record(const struct cc_options *o, const struct mpictx *mp
 		"time_per_size_s", o->time_per_size,
 		"backend", o->backend, "dtypes", o->dtypes, "ops", o->ops, "root", o->root,
 		"scale", o->scale));
+	if (o->soak_s > 0) {
+		json_t *opt = json_object_get(rec, "options");
+
+		json_object_set_new(opt, "soak_s", json_real(o->soak_s));
+		json_object_set_new(opt, "soak_interval_s", json_real(o->soak_interval));
+		json_object_set_new(opt, "soak_bytes",
+				    json_integer((json_int_t)(o->soak_size ? o->soak_size : o->max_bytes)));
+	}
 	return rec;
 }
 
@@ -208,9 +236,9 @@ static int run_probe(struct cc_run *run, const struct probe *p)
 	char err[300];
 
 	if (!p->missing)
-		return p->run(run);
+		return run->opt->soak_s > 0 ? p->soak(run) : p->run(run);
 	snprintf(err, sizeof(err), "not built: %s", p->missing);
-	run_skip(run, "probe", p->name, err);
+	run_skip(run, run->opt->soak_s > 0 ? "soak" : "probe", p->name, err);
 	return CC_EXIT_OK;
 }
 
@@ -218,11 +246,13 @@ static int run_probe(struct cc_run *run, const struct probe *p)
 static int run_collective(struct cc_run *run, const struct coll *coll,
 			  const struct backend *be, int *be_state)
 {
+	/* under --soak every record of the collective is a soak's, skips too */
+	const char *kind = run->opt->soak_s > 0 ? "soak" : "collective";
 	char why[256] = "";
 
 	if (be->missing) {
 		snprintf(why, sizeof(why), "not built: %s", be->missing);
-		run_skip(run, "collective", coll->name, why);
+		run_skip(run, kind, coll->name, why);
 		return CC_EXIT_OK;
 	}
 	if (*be_state == 0) {
@@ -241,16 +271,16 @@ static int run_collective(struct cc_run *run, const struct coll *coll,
 
 			snprintf(msg, sizeof(msg), "%s%s", *be_state == 2 ? "skipped: " : "", why);
 			if (*be_state == 2)
-				run_skip(run, "collective", coll->name, msg);
+				run_skip(run, kind, coll->name, msg);
 			else
-				run_error(run, "collective", coll->name, msg);
+				run_error(run, kind, coll->name, msg);
 			return *be_state == 2 ? CC_EXIT_OK : CC_EXIT_RUNTIME;
 		}
 	} else if (*be_state != 1) {
-		run_skip(run, "collective", coll->name, "backend unavailable (see above)");
+		run_skip(run, kind, coll->name, "backend unavailable (see above)");
 		return CC_EXIT_OK;
 	}
-	return sweep_run(run, coll, be);
+	return run->opt->soak_s > 0 ? soak_run(run, coll, be) : sweep_run(run, coll, be);
 }
 
 int main(int argc, char **argv)

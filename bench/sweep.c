@@ -73,14 +73,7 @@ int sweep_parse_lists(const struct cc_options *o, enum cc_dtype *types, int *nty
 	return rc;
 }
 
-/* Buffers of one sweep, sized for its largest message. */
-struct bufs {
-	void *send, *recv;            /* the backend's */
-	void *host_send, *host_recv;  /* staging for the data check */
-	size_t send_bytes, recv_bytes;
-};
-
-static void bufs_free(const struct backend *be, struct bufs *b)
+void sweep_bufs_free(const struct backend *be, struct sweep_bufs *b)
 {
 	if (b->send)
 		be->release(b->send);
@@ -91,8 +84,8 @@ static void bufs_free(const struct backend *be, struct bufs *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static int bufs_alloc(const struct backend *be, struct bufs *b, size_t send_bytes,
-		      size_t recv_bytes)
+int sweep_bufs_alloc(const struct backend *be, struct sweep_bufs *b, size_t send_bytes,
+		     size_t recv_bytes)
 {
 	b->send_bytes = send_bytes;
 	b->recv_bytes = recv_bytes;
@@ -101,6 +94,20 @@ static int bufs_alloc(const struct backend *be, struct bufs *b, size_t send_byte
 	b->host_send = malloc(send_bytes ? send_bytes : 1);
 	b->host_recv = malloc(recv_bytes ? recv_bytes : 1);
 	return b->send && b->recv && b->host_send && b->host_recv ? 0 : -1;
+}
+
+size_t sweep_check(const struct backend *be, const struct coll *coll, struct sweep_bufs *b,
+		   const struct coll_args *a, const struct coll_counts *c, int rank, int nranks,
+		   int *err)
+{
+	size_t elt = dtype_size(a->dtype);
+
+	/* the send buffer still holds the pattern: no operation writes it */
+	for (size_t k = 0; k < c->recv; k++)
+		dtype_store(b->host_recv, a->dtype, k, POISON);
+	*err = be->to_buffer(b->recv, b->host_recv, c->recv * elt) || be->start(a) || be->wait() ||
+	       be->to_host(b->host_recv, b->recv, c->recv * elt);
+	return *err ? 0 : coll->check(b->host_recv, c, a->dtype, a->op, rank, nranks, a->root);
 }
 
 /* One measured point; filled on every rank, complete on rank 0. */
@@ -173,7 +180,7 @@ static int warmup_and_budget(struct cc_run *run, struct coll_args *a,
 }
 
 static int measure(struct cc_run *run, const struct coll *coll, const struct backend *be,
-		   struct bufs *b, struct coll_args *a, struct point *p)
+		   struct sweep_bufs *b, struct coll_args *a, struct point *p)
 {
 	const struct cc_options *o = run->opt;
 	struct mpictx *mpi = run->mpi;
@@ -201,17 +208,8 @@ static int measure(struct cc_run *run, const struct coll *coll, const struct bac
 		mine.v += local[r];
 	}
 	/* data check on separate iterations, untimed */
-	for (int ci = 0; ci < o->check_iters && !err; ci++) {
-		/* the send buffer still holds the pattern: no operation writes it */
-		for (size_t k = 0; k < p->c.recv; k++)
-			dtype_store(b->host_recv, a->dtype, k, POISON);
-		err = be->to_buffer(b->recv, b->host_recv, p->c.recv * elt) ||
-		      be->start(a) || be->wait() ||
-		      be->to_host(b->host_recv, b->recv, p->c.recv * elt);
-		if (!err)
-			wrong += coll->check(b->host_recv, &p->c, a->dtype, a->op, mpi->rank,
-					     mpi->size, a->root);
-	}
+	for (int ci = 0; ci < o->check_iters && !err; ci++)
+		wrong += sweep_check(be, coll, b, a, &p->c, mpi->rank, mpi->size, &err);
 	if (err)
 		snprintf(p->error, sizeof(p->error), "%s", be->error());
 	/* every rank learns whether any failed, so all take the same path */
@@ -372,7 +370,7 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 	const struct cc_options *o = run->opt;
 	struct mpictx *mpi = run->mpi;
 	size_t elt = dtype_size(t), send_bytes, recv_bytes;
-	struct bufs b = { 0 };
+	struct sweep_bufs b = { 0 };
 	struct point p = { 0 };
 	int rc = CC_EXIT_OK, ok, allok;
 	double best_bus = 0.0;
@@ -382,7 +380,7 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 	char series[96], sz[32];
 
 	max_counts(o, coll, sizes, nsizes, elt, mpi->size, &send_bytes, &recv_bytes);
-	ok = bufs_alloc(be, &b, send_bytes, recv_bytes) == 0;
+	ok = sweep_bufs_alloc(be, &b, send_bytes, recv_bytes) == 0;
 	p.times = calloc((size_t)o->reps, sizeof(double));
 	ok = ok && p.times;
 	MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, mpi->world);
@@ -466,7 +464,7 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 	}
 out:
 	free(p.times);
-	bufs_free(be, &b);
+	sweep_bufs_free(be, &b);
 	return rc;
 }
 

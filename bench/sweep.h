@@ -10,6 +10,29 @@
 /* the fewest repetitions --time-per-size leaves a size (-r below it is kept) */
 #define SWEEP_MIN_REPS 3
 
+/* Buffers of one sweep or soak, sized for its largest message. */
+struct sweep_bufs {
+	void *send, *recv;            /* the backend's */
+	void *host_send, *host_recv;  /* staging for the data check */
+	size_t send_bytes, recv_bytes;
+};
+
+/* Allocates b on be. Returns 0, or -1 when any part failed (free it with sweep_bufs_free). */
+int sweep_bufs_alloc(const struct backend *be, struct sweep_bufs *b, size_t send_bytes,
+		     size_t recv_bytes);
+/* Releases what sweep_bufs_alloc made; b is zeroed. */
+void sweep_bufs_free(const struct backend *be, struct sweep_bufs *b);
+
+/*
+ * One data-check operation, untimed: poisons the receive buffer, runs a
+ * (whose send buffer holds the pattern), copies the result to the host and
+ * counts the elements that differ from what the pattern must give. *err is
+ * nonzero (and 0 returned) when a backend call failed.
+ */
+size_t sweep_check(const struct backend *be, const struct coll *coll, struct sweep_bufs *b,
+		   const struct coll_args *a, const struct coll_counts *c, int rank, int nranks,
+		   int *err);
+
 /*
  * Parses the -d and --op lists. Returns 0, or -1 with a one-line message.
  */

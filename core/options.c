@@ -25,6 +25,7 @@ void options_defaults(struct cc_options *o)
 	o->dtypes = "float";
 	o->ops = "sum";
 	o->root = 0;
+	o->soak_interval = 1.0;
 }
 
 int options_fail(char *err, size_t len, const char *fmt, ...)
@@ -72,6 +73,42 @@ static int parse_double(const char *s, double lo, double hi, double *out)
 	return 0;
 }
 
+int options_duration(const char *s, double *out)
+{
+	double t = 0, v;
+	char *end;
+	int units = 0;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (!errno && end != s && !*end && v >= 0 && v < 1e9) {
+		*out = v;
+		return 0;
+	}
+	/* 1h30m, 10m, 90s: whole numbers with a unit each, largest first */
+	while (*s) {
+		unsigned long n;
+		int rank;
+
+		if (*s < '0' || *s > '9')
+			return -1;
+		errno = 0;
+		n = strtoul(s, &end, 10);
+		if (errno || n > 100000000UL)
+			return -1;
+		rank = *end == 'h' ? 3 : *end == 'm' ? 2 : *end == 's' ? 1 : 0;
+		if (!rank || (units && rank >= units))
+			return -1;
+		units = rank;
+		t += (double)n * (rank == 3 ? 3600 : rank == 2 ? 60 : 1);
+		s = end + 1;
+	}
+	*out = t;
+	return 0;
+}
+
 static int parse_size_arg(const char *opt, const char *s, size_t *out,
 			  char *err, size_t len)
 {
@@ -111,6 +148,9 @@ static const struct option base_longopts[] = {
 	{ "scale", no_argument, NULL, 'S' },
 	{ "time-per-size", required_argument, NULL, 'P' },
 	{ "plan", required_argument, NULL, 'A' },
+	{ "soak", required_argument, NULL, 'K' },
+	{ "soak-interval", required_argument, NULL, 'I' },
+	{ "soak-size", required_argument, NULL, 'Z' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "list", no_argument, NULL, 'L' },
@@ -222,6 +262,19 @@ int options_parse(struct cc_options *o, int argc, char **argv,
 			if (parse_double(optarg, 0.0, 1e6, &o->time_per_size))
 				rc = options_fail(err, errlen, "invalid time '%s' for --time-per-size (seconds, 0 = no limit)", optarg);
 			break;
+		case 'K':
+			if (options_duration(optarg, &o->soak_s) || !(o->soak_s > 0))
+				rc = options_fail(err, errlen, "invalid duration '%s' for --soak (seconds, or e.g. 90s, 10m, 1h30m; above 0)", optarg);
+			break;
+		case 'I':
+			if (parse_double(optarg, 0.01, 3600, &o->soak_interval))
+				rc = options_fail(err, errlen, "invalid interval '%s' for --soak-interval (seconds, 0.01 to 3600)", optarg);
+			break;
+		case 'Z':
+			rc = parse_size_arg("--soak-size", optarg, &o->soak_size, err, errlen);
+			if (!rc && !o->soak_size)
+				rc = options_fail(err, errlen, "invalid size '%s' for --soak-size (at least 1 byte)", optarg);
+			break;
 		case 'v': o->verbose++; break;
 		case 'q': o->quiet = 1; break;
 		case 'L': o->list = 1; break;
@@ -256,6 +309,11 @@ int options_parse(struct cc_options *o, int argc, char **argv,
 		return options_fail(err, errlen, "minimum size %s (-b) is above maximum size %s (-e)",
 			    size_format(o->min_bytes, a, sizeof(a)), size_format(o->max_bytes, b, sizeof(b)));
 	}
+	if (o->soak_s > 0 && o->scale)
+		return options_fail(err, errlen, "--soak and --scale cannot be combined (a soak runs on every node of the job)");
+	if (o->soak_s > 0 && o->soak_interval > o->soak_s)
+		return options_fail(err, errlen, "--soak-interval %g s is longer than the --soak of %g s",
+				    o->soak_interval, o->soak_s);
 	o->names = argv + optind;
 	o->nnames = argc - optind;
 	return 0;
@@ -288,6 +346,14 @@ void options_usage(FILE *f, const struct cc_param *const *params)
 		"      --scale             run the collectives on the first 1, 2, 4 ... nodes and on\n"
 		"                          all N (every rank of each), one backend start per node\n"
 		"                          count; records carry nodes, plus a Hockney fit per series\n"
+		"Soak (burn-in, flaky links: docs/results.md, \"soak\"):\n"
+		"      --soak DURATION     repeat each named collective (at one size) or netpair\n"
+		"                          (the pair tournament) for DURATION (90, 90s, 10m,\n"
+		"                          1h30m) and record one sample per interval; warm-up and\n"
+		"                          setup not counted, every collective's data checked\n"
+		"      --soak-interval SEC seconds one sample measures: a collective's interval,\n"
+		"                          one direction of one netpair link [1]\n"
+		"      --soak-size SIZE    a collective's soak message size [-e]\n"
 		"Run:\n"
 		"  -o, --output FILE       results file, JSON Lines [ccprobe-results.jsonl]\n"
 		"  -t, --timeout SEC       deadline of one measurement; 0 disables [300]\n"

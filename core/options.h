@@ -45,6 +45,9 @@ struct cc_options {
 	const char *ops;         /* --op: comma list */
 	int root;                /* --root: broadcast root */
 	int scale;               /* --scale: sweep on 1, 2, 4 ... N nodes */
+	double soak_s;           /* --soak: seconds to repeat one measurement for; 0 = no soak */
+	double soak_interval;    /* --soak-interval: seconds one soak sample measures */
+	size_t soak_size;        /* --soak-size: a collective's soak size; 0 = -e */
 	int verbose;             /* -v, repeatable */
 	int quiet;               /* -q: no table on stdout */
 	int list, help, version; /* actions */
@@ -80,6 +83,12 @@ int options_fail(char *err, size_t len, const char *fmt, ...)
 
 /* Replaces control characters in msg (from quoted arguments) so it prints as one line. */
 void options_one_line(char *msg);
+
+/*
+ * Parses a duration: seconds ("90", "2.5") or units h, m, s ("90s", "10m",
+ * "1h30m"). Returns 0, or -1 for anything else (empty, negative, junk).
+ */
+int options_duration(const char *s, double *out);
 
 /* Splits a comma list into at most max items (pointers into a copy kept in *buf). */
 int options_split(const char *list, char **buf, const char **items, int max);

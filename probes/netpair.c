@@ -115,6 +115,7 @@ struct np_ctx {
 	int failed;              /* rank 0: wrong data seen */
 	int lazy;                /* nap while waiting (oversubscribed cores); see xwait */
 	int cap;                 /* most pairs at once; 0: whole rounds */
+	double step_s;           /* seconds of one bandwidth step: --pair-time, or --soak-interval */
 	struct np_diag *diag;    /* rank 0 */
 	double *rate_mbit;       /* rank 0: [nnodes] each node's link rate, Mb/s; 0 = unknown */
 };
@@ -184,13 +185,13 @@ static size_t pattern_check(const unsigned char *buf, size_t len, uint64_t seed)
 }
 
 /* Messages per window: enough that a window is ~1/4 of the step budget. */
-static int window_for(double t_msg)
+static int window_for(double t_msg, double step_s)
 {
 	double w;
 
 	if (t_msg <= 0)
 		return p_window;
-	w = p_time / 4.0 / t_msg;
+	w = step_s / 4.0 / t_msg;
 	if (w < 1)
 		return 1;
 	return w > p_window ? p_window : (int)w;
@@ -314,9 +315,9 @@ static void check_slots(struct np_ctx *c, int w, int peer, int step, double *res
 }
 
 /* The receiver's (or side a's) decision after window k started at t0. */
-static int stop_after(int k, double t0)
+static int stop_after(int k, double t0, double step_s)
 {
-	return k >= MAX_WINDOWS || (k >= MIN_WINDOWS && timer_now() - t0 >= p_time) ?
+	return k >= MAX_WINDOWS || (k >= MIN_WINDOWS && timer_now() - t0 >= step_s) ?
 		FLAG_STOP : FLAG_GO;
 }
 
@@ -341,7 +342,7 @@ static void step_uni(struct np_ctx *c, int peer, int sending, int me, int step, 
 			xrecv(c, &flag, 1, MPI_INT, peer, TAG_ACK);
 			t1 = timer_now() - t0;
 		}
-		w = p_warmup ? window_for(t1) : p_window;
+		w = p_warmup ? window_for(t1, c->step_s) : p_window;
 		xsend(c, &w, 1, MPI_INT, peer, TAG_CTRL);
 		t0 = timer_now();
 		do {
@@ -372,7 +373,7 @@ static void step_uni(struct np_ctx *c, int peer, int sending, int me, int step, 
 			MPI_Irecv(c->rbuf + (size_t)j * p_bw_size, len, MPI_BYTE, peer, TAG_DATA,
 				  c->comm, &req[j]);
 		xwait(c, w, req);
-		flag = stop_after(++k, t0);
+		flag = stop_after(++k, t0, c->step_s);
 		xsend(c, &flag, 1, MPI_INT, peer, TAG_ACK);
 	} while (flag == FLAG_GO);
 	check_slots(c, w, peer, step, res);
@@ -395,7 +396,7 @@ static void step_bidir(struct np_ctx *c, int peer, int is_a, int me, int step, d
 		t1 = timer_now() - t0;
 	}
 	if (is_a) {
-		w = p_warmup ? window_for(t1) : p_window;
+		w = p_warmup ? window_for(t1, c->step_s) : p_window;
 		xsend(c, &w, 1, MPI_INT, peer, TAG_CTRL);
 	} else {
 		xrecv(c, &w, 1, MPI_INT, peer, TAG_CTRL);
@@ -415,7 +416,7 @@ static void step_bidir(struct np_ctx *c, int peer, int is_a, int me, int step, d
 		xwait(c, 2 * w, req);
 		k++;
 		if (is_a)
-			flag = stop_after(k, t0);
+			flag = stop_after(k, t0, c->step_s);
 		other = xswap(c, flag, peer);
 		if (!is_a)
 			flag = other;
@@ -968,10 +969,15 @@ static int gather_rates(struct np_ctx *c)
 	       MPI_SUCCESS ? 0 : -1;
 }
 
-/* Pass 1 on every rank: the tournament, rounds split to c->cap pairs at once. */
-static int run_all_pairs(struct np_ctx *c, struct np_meas *out, int **pairs_out)
+/*
+ * The tournament of all pairs on every rank: pairs[2k] -> pairs[2k+1] in
+ * round round_of[k], rounds split to c->cap pairs at once. Returns the
+ * number of rounds (the pairs and rounds malloc'd in *pairs_out and
+ * *round_out), or -1 when out of memory.
+ */
+static int all_pairs_plan(struct np_ctx *c, int **pairs_out, int **round_out)
 {
-	int n = c->nnodes, np = n * (n - 1) / 2, k = 0, nrounds = schedule_rounds(n), rc;
+	int n = c->nnodes, np = n * (n - 1) / 2, k = 0, nrounds = schedule_rounds(n);
 	int *pairs = malloc((size_t)np * 2 * sizeof(int)), *round_of = malloc((size_t)np * sizeof(int));
 
 	if (!pairs || !round_of) {
@@ -992,79 +998,151 @@ static int run_all_pairs(struct np_ctx *c, struct np_meas *out, int **pairs_out)
 			k++;
 		}
 	nrounds = schedule_cap(round_of, np, nrounds, c->cap);
-	rc = nrounds < 0 ? -1 : run_plan(c, 0, pairs, np, round_of, nrounds, out);
-	free(round_of);
 	*pairs_out = pairs;
+	*round_out = round_of;
+	if (nrounds < 0) {
+		free(round_of);
+		*round_out = NULL;
+	}
+	return nrounds;
+}
+
+/* Pass 1 on every rank: the tournament, rounds split to c->cap pairs at once. */
+static int run_all_pairs(struct np_ctx *c, struct np_meas *out, int **pairs_out)
+{
+	int np = c->nnodes * (c->nnodes - 1) / 2, *round_of = NULL, rc;
+	int nrounds = all_pairs_plan(c, pairs_out, &round_of);
+
+	rc = nrounds < 0 ? -1 : run_plan(c, 0, *pairs_out, np, round_of, nrounds, out);
+	free(round_of);
 	return rc;
+}
+
+/*
+ * What the matrix and the soak share, on every rank (collective over the
+ * world): the leaders' communicator and buffers, rank 0's gather rows and
+ * link rates, how to wait (lazy) and how many pairs at once (cap), decided
+ * on the leaders; ok is this rank's own readiness (rank 0's other
+ * allocations). Returns 0, or -1 when some rank failed (logged there).
+ * np_close releases what it made, also after a failure.
+ */
+static int np_open(struct np_ctx *c, int ok, int mode[3], int *slack)
+{
+	struct mpictx *mpi = c->mpi;
+	int allok;
+
+	*slack = -1;
+	c->leader = mpi->leaders != MPI_COMM_NULL;
+	if (c->leader) {
+		int lr = -1;
+
+		if (MPI_Comm_dup(mpi->leaders, &c->comm) != MPI_SUCCESS ||
+		    MPI_Comm_rank(c->comm, &lr) != MPI_SUCCESS || lr != mpi->node) {
+			log_error("netpair: leaders communicator rank %d is not node %d", lr, mpi->node);
+			ok = 0;
+		}
+		c->sbuf = malloc(p_bw_size);
+		c->rbuf = malloc((size_t)p_window * p_bw_size);
+		c->lat = malloc((size_t)p_iters * sizeof(double));
+		if (!c->sbuf || !c->rbuf || !c->lat) {
+			log_error("netpair: cannot allocate %zu bytes of buffers",
+				  ((size_t)p_window + 1) * p_bw_size);
+			ok = 0;
+		} else {
+			memset(c->sbuf, 0, p_bw_size);
+			memset(c->rbuf, 0, (size_t)p_window * p_bw_size);
+		}
+	}
+	if (mpi->rank == 0) {
+		c->all = calloc((size_t)c->nnodes * R_NV, sizeof(double));
+		c->rate_mbit = calloc((size_t)c->nnodes, sizeof(double));
+		if (!c->all || !c->rate_mbit) {
+			log_error("netpair: out of memory for %d nodes", c->nnodes);
+			ok = 0;
+		}
+	}
+	/* collective over the leaders: called whether or not this one is ok */
+	if (c->leader && c->comm != MPI_COMM_NULL && choose_mode(c, mode))
+		ok = 0;
+	MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, mpi->world);
+	if (allok && lazy_bcast(mode, 3, MPI_INT, mpi->world))
+		allok = 0;
+	c->lazy = mode[0];
+	c->cap = mode[1];
+	/* rates unknown on an MPI error: records just lack them */
+	if (allok && c->leader && gather_rates(c))
+		log_warn("netpair: cannot gather the nodes' link rates");
+	if (allok && c->lazy) {
+		/* naps of 50 us, not 50 us plus the default 50 us of timer slack */
+		*slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+		prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	}
+	if (allok && mpi->rank == 0 && (c->lazy || c->cap))
+		log_info("netpair: %s%s%d pair(s) at a time", c->lazy ? "waiting with naps; " : "",
+			 c->cap ? "" : "whole rounds, ", c->cap ? c->cap : c->nnodes / 2);
+	return allok ? 0 : -1;
+}
+
+static void np_close(struct np_ctx *c, int slack)
+{
+	if (c->comm != MPI_COMM_NULL)
+		MPI_Comm_free(&c->comm);
+	if (slack > 0)
+		prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
+	free(c->all);
+	free(c->rate_mbit);
+	free(c->sbuf);
+	free(c->rbuf);
+	free(c->lat);
+}
+
+/* A one-node job: a skip record, the same for the matrix and the soak. */
+static int too_few_nodes(struct cc_run *run, const char *kind)
+{
+	char err[256];
+
+	if (run->mpi->nnodes >= 2)
+		return 0;
+	snprintf(err, sizeof(err), "needs at least 2 nodes (hosts); this job has %d",
+		 run->mpi->nnodes);
+	run_skip(run, kind, "netpair", err);
+	return 1;
 }
 
 static int netpair_run(struct cc_run *run)
 {
 	struct mpictx *mpi = run->mpi;
-	struct np_ctx c = { .run = run, .mpi = mpi, .comm = MPI_COMM_NULL, .nnodes = mpi->nnodes };
+	struct np_ctx c = { .run = run, .mpi = mpi, .comm = MPI_COMM_NULL, .nnodes = mpi->nnodes,
+			    .step_s = p_time };
 	struct np_opts opt = { .tol = TOL_NODES, .bidir_tol = TOL_NODES, .lat_tol = 3.0,
 			       .expect_GBps = p_expect_gbps / 8.0, .partners = p_partners,
 			       .confirm = p_confirm };
 	struct np_diag d = { 0 };
 	struct np_meas *m = NULL;
-	int *pairs = NULL, rc = CC_EXIT_OK, ok = 1, allok, slack = -1, mode[3] = { 0, 0, 0 };
+	int *pairs = NULL, rc = CC_EXIT_OK, ok = 1, slack = -1, mode[3] = { 0, 0, 0 };
 	double t0 = timer_now();
-	char err[256];
 
-	if (mpi->nnodes < 2) {
-		snprintf(err, sizeof(err), "needs at least 2 nodes (hosts); this job has %d",
-			 mpi->nnodes);
-		run_skip(run, "probe", "netpair", err);
+	if (too_few_nodes(run, "probe"))
 		return CC_EXIT_OK;
-	}
-	c.leader = mpi->leaders != MPI_COMM_NULL;
-	if (c.leader) {
-		int lr = -1;
-
-		if (MPI_Comm_dup(mpi->leaders, &c.comm) != MPI_SUCCESS ||
-		    MPI_Comm_rank(c.comm, &lr) != MPI_SUCCESS || lr != mpi->node) {
-			log_error("netpair: leaders communicator rank %d is not node %d", lr, mpi->node);
-			ok = 0;
-		}
-		c.sbuf = malloc(p_bw_size);
-		c.rbuf = malloc((size_t)p_window * p_bw_size);
-		c.lat = malloc((size_t)p_iters * sizeof(double));
-		if (!c.sbuf || !c.rbuf || !c.lat) {
-			log_error("netpair: cannot allocate %zu bytes of buffers",
-				  ((size_t)p_window + 1) * p_bw_size);
-			ok = 0;
-		} else {
-			memset(c.sbuf, 0, p_bw_size);
-			memset(c.rbuf, 0, (size_t)p_window * p_bw_size);
-		}
-	}
 	if (mpi->rank == 0) {
-		c.all = calloc((size_t)c.nnodes * R_NV, sizeof(double));
-		c.rate_mbit = calloc((size_t)c.nnodes, sizeof(double));
 		m = calloc((size_t)c.nnodes * (c.nnodes - 1) / 2, sizeof(*m));
-		if (!c.all || !c.rate_mbit || !m || np_diag_init(&d, c.nnodes, &opt)) {
+		if (!m || np_diag_init(&d, c.nnodes, &opt)) {
 			log_error("netpair: out of memory for %d nodes", c.nnodes);
 			ok = 0;
 		}
 		c.diag = &d;
 	}
-	/* collective over the leaders: called whether or not this one is ok */
-	if (c.leader && c.comm != MPI_COMM_NULL && choose_mode(&c, mode))
-		ok = 0;
-	MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, mpi->world);
-	if (allok && lazy_bcast(mode, 3, MPI_INT, mpi->world))
-		allok = 0;
-	c.lazy = mode[0];
-	c.cap = mode[1];
-	/* rates unknown on an MPI error: records just lack them */
-	if (allok && c.leader && gather_rates(&c))
-		log_warn("netpair: cannot gather the nodes' link rates");
+	if (np_open(&c, ok, mode, &slack)) {
+		run_error(run, "probe", "netpair", "setup failed on some rank (see its log)");
+		rc = CC_EXIT_RUNTIME;
+		goto out;
+	}
 	/*
 	 * Both ways at once on nodes that share a kernel is bounded by its CPU,
 	 * not by the links (measured on 2 cores: 0.45-0.6 of twice the rate,
 	 * +-20% between links): recorded, but judged only when asked for.
 	 */
-	if (mpi->rank == 0 && allok) {
+	if (mpi->rank == 0) {
 		/*
 		 * The same CPUs forward every packet there, so a busy machine (another
 		 * job, the other pairs' softirqs) slows healthy links: measured on 2
@@ -1080,23 +1158,9 @@ static int netpair_run(struct cc_run *run)
 		 * Recorded, judged only when asked for.
 		 */
 		d.opt.lat_tol = p_lat_tol >= 0 ? p_lat_tol : mode[2] ? 0.0 : 3.0;
-	}
-	if (allok && c.lazy) {
-		/* naps of 50 us, not 50 us plus the default 50 us of timer slack */
-		slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
-		prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-	}
-	if (allok && mpi->rank == 0 && (c.lazy || c.cap))
-		log_info("netpair: %s%s%d pair(s) at a time", c.lazy ? "waiting with naps; " : "",
-			 c.cap ? "" : "whole rounds, ", c.cap ? c.cap : c.nnodes / 2);
-	if (!allok) {
-		run_error(run, "probe", "netpair", "setup failed on some rank (see its log)");
-		rc = CC_EXIT_RUNTIME;
-		goto out;
-	}
-	if (mpi->rank == 0)
 		log_info("netpair: %d nodes, %zu B bandwidth, %zu B latency messages",
 			 c.nnodes, p_bw_size, p_lat_size);
+	}
 	if (run_all_pairs(&c, m, &pairs))
 		rc = CC_EXIT_RUNTIME;
 	/*
@@ -1139,18 +1203,225 @@ out:
 	/* every rank returns rank 0's answer */
 	if (lazy_bcast(&rc, 1, MPI_INT, mpi->world))
 		rc = CC_EXIT_RUNTIME;
-	if (c.comm != MPI_COMM_NULL)
-		MPI_Comm_free(&c.comm);
-	if (slack > 0)
-		prctl(PR_SET_TIMERSLACK, (unsigned long)slack, 0, 0, 0);
+	np_close(&c, slack);
 	np_diag_free(&d);
 	free(pairs);
 	free(m);
-	free(c.all);
-	free(c.rate_mbit);
-	free(c.sbuf);
-	free(c.rbuf);
-	free(c.lat);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ soak */
+
+/*
+ * One soak round on a leader: a -> b, then b -> a, each a bandwidth step of
+ * --soak-interval with a barrier of all leaders before it (every pair of the
+ * round does the same step at once), each checked by its receiver. An idle
+ * leader only takes part in the barriers.
+ */
+static int soak_round(struct np_ctx *c, int peer, int is_a, double *res)
+{
+	int me = c->mpi->node;
+
+	for (int i = 0; i < R_NV; i++)
+		res[i] = 0.0;
+	res[R_PARTNER] = peer;
+	if (peer >= 0)
+		watchdog_fault_point(c->mpi->rank, p_bw_size);
+	for (int step = 1; step < 3; step++) {
+		if (lazy_barrier(c->comm))
+			return -1;
+		if (peer >= 0)
+			step_uni(c, peer, step == 1 ? is_a : !is_a, me, step, res);
+	}
+	return 0;
+}
+
+/* Rank 0: one soak record, src -> dst, from src's gathered row. */
+static void write_soak(struct np_ctx *c, int sweep, int round, int src, int dst, double start_s)
+{
+	const double *S = c->all + (size_t)src * R_NV;
+	int a = src < dst ? src : dst, b = src < dst ? dst : src;
+	char element[520];
+	json_t *rec;
+
+	snprintf(element, sizeof(element), "%s-%s", c->mpi->hosts[a], c->mpi->hosts[b]);
+	rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:i, s:i, s:i, s:f}",
+			"kind", "soak", "name", "netpair", "test", "bw_uni", "scope", "link",
+			"element", element, "host", c->mpi->hosts[a], "peer", c->mpi->hosts[b],
+			"src", c->mpi->hosts[src], "dst", c->mpi->hosts[dst], "src_node", src,
+			"dst_node", dst, "bytes", (json_int_t)p_bw_size, "interval", sweep,
+			"sweep", sweep, "round", round, "start_s", start_s);
+	add_bw(rec, S[R_BW], S[R_WINDOW], S[R_WINDOWS], S[R_TIME]);
+	add_rate(c, rec, a, b, S[R_BW], 0);
+	run_record(c->run, "measurement", rec);
+}
+
+static int cmp_dbl(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* Rank 0, not -q: one line per sweep, its slowest sample and the median. */
+static void print_sweep(struct np_ctx *c, int sweep, double t, const double *v, const int *who,
+			int n)
+{
+	double *s = malloc((size_t)(n ? n : 1) * sizeof(*s));
+	int lo = 0;
+
+	if (!s || !n) {
+		free(s);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		s[i] = v[i];
+		if (v[i] < v[lo])
+			lo = i;
+	}
+	qsort(s, (size_t)n, sizeof(*s), cmp_dbl);
+	printf("netpair soak: sweep %d at %.1f s: %d samples, median %.3f Gb/s, slowest %.3f Gb/s "
+	       "(%s -> %s)\n", sweep, t, n, 8 * (n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2),
+	       8 * v[lo], c->mpi->hosts[who[2 * lo]], c->mpi->hosts[who[2 * lo + 1]]);
+	fflush(stdout);
+	free(s);
+}
+
+/*
+ * --soak: the tournament repeated for --soak seconds, each pair measured one
+ * way and the other for --soak-interval each (warm-up untimed), so every
+ * link gets one sample per direction per sweep, spread over the whole soak.
+ * Sweeps are whole: the soak ends with the sweep during which the duration
+ * passes. Records stream as each round ends; ccreport judges the series.
+ */
+static int netpair_soak(struct cc_run *run)
+{
+	struct mpictx *mpi = run->mpi;
+	const struct cc_options *o = run->opt;
+	struct np_ctx c = { .run = run, .mpi = mpi, .comm = MPI_COMM_NULL, .nnodes = mpi->nnodes,
+			    .step_s = o->soak_interval };
+	int *pairs = NULL, *round_of = NULL, *who = NULL, rc = CC_EXIT_OK, slack = -1;
+	int mode[3] = { 0, 0, 0 }, np = c.nnodes * (c.nnodes - 1) / 2, nrounds = -1, sweep = 0;
+	int stop = 0, nv = 0, ok;
+	double *v = NULL, t0;
+
+	if (too_few_nodes(run, "soak"))
+		return CC_EXIT_OK;
+	if (np_open(&c, 1, mode, &slack)) {
+		run_error(run, "soak", "netpair", "setup failed on some rank (see its log)");
+		rc = CC_EXIT_RUNTIME;
+		goto out;
+	}
+	/* every rank plans the same sweep; rank 0 keeps one sweep's samples for its line */
+	nrounds = all_pairs_plan(&c, &pairs, &round_of);
+	ok = nrounds >= 0;
+	if (mpi->rank == 0) {
+		v = malloc((size_t)np * 2 * sizeof(*v));
+		who = malloc((size_t)np * 4 * sizeof(*who));
+		ok = ok && v && who;
+	}
+	if (!ok)
+		log_error("netpair: out of memory for the soak of %d nodes", c.nnodes);
+	MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, mpi->world);
+	if (!ok) {
+		run_error(run, "soak", "netpair", "out of memory on some rank (see its log)");
+		rc = CC_EXIT_RUNTIME;
+		goto out;
+	}
+	if (mpi->rank == 0)
+		log_info("netpair: soak of %g s, %d round(s) of %g s steps per sweep", o->soak_s,
+			 nrounds, o->soak_interval);
+	MPI_Barrier(mpi->world);
+	t0 = timer_now();
+	while (!stop) {
+		for (int r = 0; r < nrounds; r++) {
+			int peer = -1, is_a = 0;
+			double res[R_NV], start = timer_now() - t0;
+			char what[96];
+			json_t *detail = NULL;
+
+			for (int i = 0; i < np; i++)
+				if (round_of[i] == r &&
+				    (pairs[2 * i] == mpi->node || pairs[2 * i + 1] == mpi->node)) {
+					is_a = pairs[2 * i] == mpi->node;
+					peer = is_a ? pairs[2 * i + 1] : pairs[2 * i];
+				}
+			snprintf(what, sizeof(what), "netpair soak sweep %d round %d", sweep, r);
+			if (mpi->rank == 0) {
+				json_t *pl = json_array();
+
+				for (int i = 0; i < np; i++)
+					if (round_of[i] == r)
+						json_array_append_new(pl, json_pack("[s, s]",
+							mpi->hosts[pairs[2 * i]], mpi->hosts[pairs[2 * i + 1]]));
+				detail = json_pack("{s:s, s:s, s:s, s:i, s:i, s:o}", "kind", "probe",
+						   "probe", "netpair", "stage", "soak", "sweep", sweep,
+						   "round", r, "pairs", pl);
+			}
+			watchdog_arm(what, detail);
+			if (c.leader) {
+				MPI_Request req;
+
+				if (soak_round(&c, peer, is_a, res) ||
+				    MPI_Igather(res, R_NV, MPI_DOUBLE, c.all, R_NV, MPI_DOUBLE, 0,
+						c.comm, &req) != MPI_SUCCESS || lazy_wait(&req)) {
+					log_error("netpair soak sweep %d round %d failed", sweep, r);
+					watchdog_abort(CC_EXIT_RUNTIME);
+				}
+			}
+			watchdog_disarm();
+			if (mpi->rank != 0)
+				continue;
+			for (int i = 0; i < np; i++) {
+				int a = pairs[2 * i], b = pairs[2 * i + 1];
+				double wrong;
+
+				if (round_of[i] != r)
+					continue;
+				write_soak(&c, sweep, r, a, b, start);
+				write_soak(&c, sweep, r, b, a, start);
+				v[nv] = c.all[(size_t)a * R_NV + R_BW];
+				who[2 * nv] = a;
+				who[2 * nv++ + 1] = b;
+				v[nv] = c.all[(size_t)b * R_NV + R_BW];
+				who[2 * nv] = b;
+				who[2 * nv++ + 1] = a;
+				wrong = c.all[(size_t)a * R_NV + R_WRONG] + c.all[(size_t)b * R_NV + R_WRONG];
+				if (wrong > 0) {
+					char msg[256];
+
+					snprintf(msg, sizeof(msg), "wrong data between '%s' and '%s' in soak "
+						 "sweep %d: %.0f bytes differ", mpi->hosts[a], mpi->hosts[b],
+						 sweep, wrong);
+					run_error(run, "soak", "netpair", msg);
+					c.failed = 1;
+				}
+			}
+		}
+		/* rank 0 decides, at the end of a whole sweep, for everyone */
+		if (mpi->rank == 0) {
+			double t = timer_now() - t0;
+
+			if (!o->quiet)
+				print_sweep(&c, sweep, t, v, who, nv);
+			nv = 0;
+			stop = t >= o->soak_s;
+		}
+		sweep++;
+		if (lazy_bcast(&stop, 1, MPI_INT, mpi->world))
+			watchdog_abort(CC_EXIT_RUNTIME);
+	}
+	if (mpi->rank == 0)
+		log_info("netpair: soak of %d sweep(s) in %.1f s", sweep, timer_now() - t0);
+	rc = c.failed ? CC_EXIT_FAIL : CC_EXIT_OK;
+out:
+	if (lazy_bcast(&rc, 1, MPI_INT, mpi->world))
+		rc = CC_EXIT_RUNTIME;
+	np_close(&c, slack);
+	free(pairs);
+	free(round_of);
+	free(v);
+	free(who);
 	return rc;
 }
 
@@ -1175,6 +1446,25 @@ static double netpair_estimate(const struct cc_options *o)
 	return (p_concurrency ? (double)(pairs + at_once - 1) / at_once : rounds) * (step + 0.02);
 }
 
+/*
+ * --soak: the duration, rounded up to whole sweeps (one more sweep at most),
+ * each sweep the tournament's rounds of two steps of --soak-interval.
+ */
+static double netpair_soak_estimate(const struct cc_options *o)
+{
+	int n = o->plan_nodes, pairs = n * (n - 1) / 2, rounds = n % 2 ? n : n - 1;
+	double gbps = o->plan_gbps > 0 ? o->plan_gbps : 100, msg = p_bw_size * 8.0 / (gbps * 1e9);
+	double bw = o->soak_interval > msg ? o->soak_interval : msg;
+	int at_once = p_concurrency ? p_concurrency : n / 2;
+
+	if (n < 2)
+		return 0;
+	if (at_once < 1)
+		at_once = 1;
+	return o->soak_s + (p_concurrency ? (double)(pairs + at_once - 1) / at_once : rounds) *
+	       (2 * (bw + p_warmup * msg) + 0.02);
+}
+
 const struct probe probe_netpair = {
 	.name = "netpair",
 	.summary = "node-to-node bandwidth and latency (MPI point-to-point), names the bad node or link",
@@ -1183,4 +1473,6 @@ const struct probe probe_netpair = {
 	.estimate = netpair_estimate,
 	.check = check_params,
 	.run = netpair_run,
+	.soak = netpair_soak,
+	.soak_estimate = netpair_soak_estimate,
 };

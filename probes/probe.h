@@ -55,6 +55,15 @@ struct probe {
 	 * run), whatever its place on the command line.
 	 */
 	int around;
+	/*
+	 * --soak: repeats the probe's measurement for o->soak_s seconds and
+	 * writes one "soak" record per element and interval as it goes
+	 * (docs/results.md). NULL: the probe cannot soak (a usage error).
+	 * Returns as run does.
+	 */
+	int (*soak)(struct cc_run *run);
+	/* ccprobe --plan under --soak: its seconds, setup included. NULL: o->soak_s */
+	double (*soak_estimate)(const struct cc_options *o);
 };
 
 /* The only list of probes: sorted by name, NULL-terminated. */

@@ -16,6 +16,7 @@
 #include "record.h"
 #include "report.h"
 #include "series.h"
+#include "soak.h"
 #include "../core/stats.h"
 
 #include <math.h>
@@ -94,7 +95,11 @@ static int field_ok(const char *have, const char *want)
 
 static int selects(const struct criterion *c, const struct sel *k, int strict)
 {
-	if (c->collective) {
+	/* a soak's records (and its skips and errors) are of their own kind (soak.c) */
+	if (c->derived == DERIVED_SOAK) {
+		if (!streq(k->kind, "soak") || !streq(k->name, c->collective ? c->collective : c->probe))
+			return 0;
+	} else if (c->collective) {
 		if (!streq(k->kind, "collective") || !streq(k->name, c->collective))
 			return 0;
 	} else if (!streq(k->kind, "probe") || !streq(k->name, c->probe)) {
@@ -484,6 +489,8 @@ int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 		rc = compute_note(e, r);
 	else if (streq(k.kind, "probe") && streq(k.name, "storage"))
 		rc = ckpt_note(e, r);
+	else if (streq(k.kind, "soak"))
+		rc = soak_note(e, r);
 	if (streq(k.kind, "probe"))
 		note_pair(e, r, &k);
 	for (int i = 0; !rc && i < e->ncs; i++)
@@ -1055,7 +1062,7 @@ static void judge(struct eval *e, struct crit_state *s)
 	char *missing = NULL, *partial = NULL, *also = NULL, *odd = NULL, *t;
 	/* what an element is, in the reason */
 	const char *what = c->derived == DERIVED_SCALING ? "node count" :
-			   c->derived ? "estimate" : rpt_scope_name(c->scope);
+			   c->derived && c->derived != DERIVED_SOAK ? "estimate" : rpt_scope_name(c->scope);
 
 	s->failures = json_array();
 	s->values = json_array();
@@ -1191,6 +1198,7 @@ out:
 void eval_finish(struct eval *e)
 {
 	model_build(e);
+	soak_build(e);
 	for (int i = 0; i < e->ncs; i++)
 		judge(e, &e->cs[i]);
 }
@@ -1237,5 +1245,6 @@ void eval_free(struct eval *e)
 	json_decref(e->storage_write);
 	json_decref(e->checkpoint);
 	free(e->np);
+	soak_free(e);
 	memset(e, 0, sizeof(*e));
 }

@@ -7,6 +7,7 @@
 #include "htab.h"
 #include "profile.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,5 +123,23 @@ int eval_add_value(struct crit_state *s, const char *element, double value)
 		el->imp_value = value;
 		el->imp_limit = 100 * SCALING_EFF_MAX;
 	}
+	return eval_add_point(s->c, el, &p);
+}
+
+/* a derived value with its host; not finite: measured without a value (soak.c) */
+int eval_add_element(struct crit_state *s, const char *element, const char *host, double value)
+{
+	struct pt p = { .judged = value, .value = value };
+	struct elem *el = eval_elem(s, element, host);
+
+	if (!el)
+		return -1;
+	if (!isfinite(value)) {
+		s->nometric++;
+		el->nometric++;
+		return 0;
+	}
+	s->records++;
+	el->records++;
 	return eval_add_point(s->c, el, &p);
 }

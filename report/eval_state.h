@@ -98,6 +98,7 @@ struct eval {
 	} pair[2];
 	json_t *storage_write;   /* the slowest aggregate storage write record seen (model_ckpt.c); NULL none */
 	json_t *checkpoint;      /* summary.checkpoint: null, or the checkpoint model (or why none) */
+	struct soak_state *soak; /* the soak series (soak.c); NULL before the first soak record */
 };
 
 /* the index of host in e's host table, entered when new; -1 on no memory */
@@ -110,5 +111,10 @@ struct elem *eval_elem(struct crit_state *s, const char *name, const char *host)
 int eval_add_point(const struct criterion *c, struct elem *el, const struct pt *p);
 /* feeds a derived criterion one element's value; 0 or -1 on no memory (model*.c) */
 int eval_add_value(struct crit_state *s, const char *element, double value);
+/*
+ * The same with the element's host (may be NULL); a value that is not finite
+ * names the element as measured without a value (incomplete, never judged).
+ */
+int eval_add_element(struct crit_state *s, const char *element, const char *host, double value);
 
 #endif

@@ -54,8 +54,11 @@ json_t *profile_needs(const struct profile *p)
 			e = entry(list, "collective", "all_reduce", p->wl.s[WL_BACKEND]);
 			json_object_set_new(e, "workload", json_true());
 		} else if (c->probe || c->collective) {
-			e = entry(list, c->probe ? "probe" : "collective", c->probe ? c->probe : c->collective,
-				  c->backend);
+			/* a soak criterion needs the soak of its probe or collective (ccprobe --soak) */
+			e = entry(list, c->derived == DERIVED_SOAK ? "soak" : c->probe ? "probe" : "collective",
+				  c->probe ? c->probe : c->collective, c->backend);
+			if (c->derived == DERIVED_SOAK)
+				json_object_set_new(e, "of", json_string(c->probe ? "probe" : "collective"));
 		} else {
 			continue;
 		}

@@ -4,6 +4,7 @@
  */
 #include "profile.h"
 #include "report.h"
+#include "soak.h"
 #include "units.h"
 #include "workload.h"
 
@@ -224,7 +225,7 @@ unknown:
 	snprintf(err, len, "unknown metric '%s' (known: busbw_GBps, algbw_GBps, bw_GBps, "
 		 "bw_Gbps, bw_stats_GBps.STAT, lat_us.STAT, time_us.STAT, pct_of_rate, rate_GBps, "
 		 "counter_delta.NAME, wrong, tflops, tflops_stats.STAT, pct_of_peak, drop_pct, "
-		 "temp_c.STAT, throttle_samples.NAME, health.NAME; "
+		 "temp_c.STAT, throttle_samples.NAME, health.NAME, soak_cv, soak_worst, soak_drops; "
 		 "STAT = min|median|mean|max|p99|p999)", c->metric);
 	return NULL;
 }
@@ -269,6 +270,8 @@ static int parse_bound(struct criterion *c, char *err, size_t len)
 		has_op = 1;
 		s += 2;
 	}
+	if (c->derived == DERIVED_SOAK)
+		return soak_bound(c, err, len);
 	errno = 0;
 	x = strtod(s, &end);
 	if (c->derived)
@@ -427,6 +430,11 @@ static int crit_key(struct parse *ps, struct criterion *c, const char *k, const 
 			c->higher = c->derived == DERIVED_SCALING;  /* fractions of time: lower is better */
 			return 1;
 		}
+		/* the stability of a soak's series (soak.c), in % or intervals */
+		if (soak_metric(v, &c->unit, &c->higher)) {
+			c->derived = DERIVED_SOAK;
+			return 1;
+		}
 		const struct metric *m = find_metric(c, e, sizeof(e));
 
 		if (!m)
@@ -477,6 +485,10 @@ static int crit_key(struct parse *ps, struct criterion *c, const char *k, const 
 			return fail(ps, "base_nodes '%s': expected a node count of at least 1", v);
 		return 1;
 	}
+	if (!strcmp(k, "drop_below"))
+		return parse_fraction(v, &c->drop_below) || !(c->drop_below > 0 && c->drop_below < 1) ?
+			fail(ps, "drop_below '%s': expected a fraction of the median above 0 and below 1 "
+			     "(0.5 or 50%%)", v) : 1;
 	if (!strcmp(k, "outlier_tolerance")) {
 		if (!strcmp(v, "off")) {
 			c->outlier_tol = -1;
@@ -563,7 +575,11 @@ static int check_criterion(const struct criterion *c, char *err, size_t len)
 {
 	const char *miss = NULL;
 
-	if (c->derived == DERIVED_COMM && (c->probe || c->collective))
+	if (c->derived == DERIVED_SOAK)
+		miss = soak_needs(c);
+	else if (c->drop_below > 0)
+		miss = "a soak metric (soak_drops) for 'drop_below'";
+	else if (c->derived == DERIVED_COMM && (c->probe || c->collective))
 		miss = "neither 'probe' nor 'collective' (comm_fraction judges the estimate)";
 	else if (c->derived == DERIVED_CKPT && (c->probe || c->collective))
 		miss = "neither 'probe' nor 'collective' (checkpoint_stall_fraction judges the checkpoint estimate)";

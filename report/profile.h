@@ -42,11 +42,12 @@ struct criterion {
 	int bound_line;
 	int derived;             /* DERIVED_*: judged from the model, not from records (model.c) */
 	int base_nodes;          /* scaling_efficiency: the reference node count; 0 = smallest >= 2 */
+	double drop_below;       /* soak_drops: a drop is below this fraction of the median (soak.h) */
 };
 
 /* criteria whose values ccreport derives (model.c): metric scaling_efficiency, comm_fraction;
- * (model_ckpt.c) checkpoint_stall_fraction */
-enum { DERIVED_NONE, DERIVED_SCALING, DERIVED_COMM, DERIVED_CKPT };
+ * (model_ckpt.c) checkpoint_stall_fraction; (soak.c) soak_cv, soak_worst, soak_drops */
+enum { DERIVED_NONE, DERIVED_SCALING, DERIVED_COMM, DERIVED_CKPT, DERIVED_SOAK };
 
 struct profile {
 	char *name, *path, *description;

@@ -70,6 +70,64 @@ plan emu-1g --emulated 4 --budget 1 --shrink
 t_check "--shrink with a budget below the minimal plan: exit 2, one line" \
 	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/plan.err') -eq 1 ] && grep -q 'cannot hold even the minimal plan' '$T_TMP/plan.err'"
 
+# ---- soak: its own phase after the collectives, in the estimate and the budget
+plan emu-1g --emulated 4 --soak 2m
+t_check "--soak 2m: a soak phase after the collectives, netpair and all_reduce (emu-1g's soak criteria), 60 s each" \
+	bash -c "grep -c '^  phase' '$T_TMP/plan' | grep -qx 4 &&
+		grep -qE -- '^  phase 3/4 soak +netpair all_reduce +~ *2m[0-9]+s .* --soak 60 -B mpi -e 1M netpair all_reduce' '$T_TMP/plan' &&
+		grep -q '^  phase 4/4 storage' '$T_TMP/plan'"
+need=$(sed -n 's/.*estimated total ~\([0-9]*\)m\([0-9]*\)s.*/\1 \2/p' "$T_TMP/plan" | awk '{ print $1 * 60 + $2 }')
+t_check "--soak 2m: counted in the total (~$need s: the soak's 120 s and the rest)" bash -c "[ '$need' -gt 130 ]"
+plan emu-1g --emulated 4 --soak 2m --budget $((need - 30))
+t_check "--soak over --budget: refused, one line" bash -c "[ $rc -eq 2 ] && grep -q 'over --budget' '$T_TMP/plan.err'"
+plan emu-1g --emulated 4 --soak 2m --budget $((need - 30)) --shrink
+t_check "--soak with --shrink: the soak is cut first, and the cut listed" \
+	bash -c "[ $rc -eq 0 ] && grep -qE '^ccdiag: cut to fit --budget: soak 2m00s -> 1m[0-9]+s$' '$T_TMP/plan' &&
+		[ \$(grep -c '^ccdiag: cut to fit' '$T_TMP/plan') -eq 1 ] && grep -q -- '--time-per-size 2 ' '$T_TMP/plan'"
+plan "$FX/gather-mpi.ini" -H a,b --soak 30
+t_check "--soak with a profile that judges none: netpair and all_reduce, recorded, not judged" \
+	bash -c "grep -qE '^  phase 2/2 soak +netpair all_reduce .*--soak 15 ' '$T_TMP/plan' &&
+		grep -q '^ccdiag: soak: the profile judges no soak' '$T_TMP/plan'"
+plan "$FX/soak-local.ini"
+t_check "a profile of soak criteria alone without --soak: refused, one line" \
+	bash -c "[ $rc -eq 2 ] && grep -q \"judges soaks only: give --soak DURATION\" '$T_TMP/plan.err'"
+plan "$FX/soak-local.ini" --soak 30
+t_check "soak on one host: all_reduce alone (netpair needs 2 nodes, said so)" \
+	bash -c "grep -qE '^  phase 1/1 soak +all_reduce .*--soak 30 -B mpi -e 1M all_reduce' '$T_TMP/plan' &&
+		grep -q 'netpair needs 2 nodes or more' '$T_TMP/plan'"
+{ cat "$FX/local-data.ini"; printf '[criterion s]\nprobe = netpair\nmetric = soak_drops\nscope = link\nbound = <= 0\n'; } \
+	>"$T_TMP/soak-required.ini"
+plan "$T_TMP/soak-required.ini" -H a,b
+t_check "required soak criteria without --soak: planned without a soak, and the plan says they need it" \
+	bash -c "[ $rc -eq 0 ] && ! grep -q '^  phase .* soak ' '$T_TMP/plan' &&
+		grep -q \"^ccdiag: note: the profile's soak criteria need --soak DURATION\" '$T_TMP/plan'"
+
+# ---- Slurm: one task per GPU or per node, K CPUs each bound to cores (K = the node's CPUs /
+# tasks), so NCCL's proxy thread has a core: the launch lines of a pretend allocation of 2
+# nodes (test_slurm.sh runs them under the emulated Slurm)
+slurm() { SLURM_JOB_ID=42 SLURM_JOB_NUM_NODES=2 "$@"; }
+SLURM_JOB_CPUS_PER_NODE='16(x2)' slurm plan h100-sxm-8x-ndr400
+t_check "srun: 8 GPU tasks per 16-CPU node: --cpus-per-task=2 --cpu-bind=cores (node, pairs and nccl phases)" \
+	bash -c "[ \$(grep -c '^    launch: srun -N 2 --ntasks-per-node=8 --cpus-per-task=2 --cpu-bind=cores --mpi=pmix ' '$T_TMP/plan') -eq 3 ]"
+SLURM_JOB_CPUS_PER_NODE='72(x1),36' slurm plan "$FX/gather-mpi.ini"
+t_check "srun: one task per node for mpi collectives, all of the smallest node's 36 CPUs" \
+	grep -q -- '--ntasks-per-node=1 --cpus-per-task=36 --cpu-bind=cores --mpi=pmix .*all_gather all_reduce' "$T_TMP/plan"
+SLURM_CPUS_ON_NODE=12 slurm plan h100-sxm-8x-ndr400
+t_check "srun: SLURM_CPUS_ON_NODE when the job's list is absent (12 / 8 tasks: 1 CPU each)" \
+	bash -c "[ \$(grep -c -- '--ntasks-per-node=8 --cpus-per-task=1 --cpu-bind=cores' '$T_TMP/plan') -eq 3 ]"
+slurm plan "$FX/gather-mpi.ini"
+t_check "srun: the CPUs unknown: no binding flag" \
+	bash -c "grep -q '^    launch: srun -N 2 --ntasks-per-node=1 --mpi=pmix ' '$T_TMP/plan'"
+CCDIAG_SRUN_CPUS_PER_TASK=3 CCDIAG_SRUN_CPU_BIND=rank_ldom SLURM_JOB_CPUS_PER_NODE=64 slurm plan "$FX/gather-mpi.ini"
+t_check "srun: CCDIAG_SRUN_CPUS_PER_TASK and CCDIAG_SRUN_CPU_BIND override" \
+	grep -q -- '--ntasks-per-node=1 --cpus-per-task=3 --cpu-bind=rank_ldom --mpi=pmix' "$T_TMP/plan"
+CCDIAG_SRUN_CPUS_PER_TASK=off SLURM_JOB_CPUS_PER_NODE=64 slurm plan "$FX/gather-mpi.ini"
+t_check "srun: CCDIAG_SRUN_CPUS_PER_TASK=off leaves CPU binding to Slurm" \
+	bash -c "grep -q '^    launch: srun -N 2 --ntasks-per-node=1 --mpi=pmix ' '$T_TMP/plan'"
+CCDIAG_SRUN_CPUS_PER_TASK=many slurm plan "$FX/gather-mpi.ini"
+t_check "srun: a bad CCDIAG_SRUN_CPUS_PER_TASK: exit 2, one line" \
+	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/plan.err') -eq 1 ] && grep -q \"invalid CCDIAG_SRUN_CPUS_PER_TASK 'many'\" '$T_TMP/plan.err'"
+
 # ---- bad input: one line, exit 2, nothing run (no results folder)
 bad() { # bad DESC PATTERN ARGS...
 	local desc=$1 pat=$2; shift 2
@@ -86,6 +144,7 @@ bad "unknown profile" "profile 'nosuch' not found" -p nosuch
 bad "no runnable criterion" "no criterion this ccprobe can run" -p "$FX/nosuchprobe.ini"
 bad "bad --budget" "invalid duration 'soon'" -p emu-1g --budget soon
 bad "unknown option" "unknown option '--frobnicate'" -p emu-1g --frobnicate
+bad "bad --soak" "invalid duration 'long' for --soak" -p emu-1g --soak long
 # the host check uses mpirun's agent: a stand-in that knows only 'localhost'
 printf '#!/bin/sh\nwhile [ "${1#-}" != "$1" ]; do shift; done\n[ "$1" = localhost ] || exit 255\nshift; exec sh -c "$*"\n' >"$T_TMP/agent"
 chmod +x "$T_TMP/agent"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Integration test for scripts/emucluster (emulated multi-node cluster).
-# Needs root (network namespaces); skips otherwise.  Takes ~10 s.
+# Needs root (network namespaces); skips otherwise.  Takes ~10 s. Also `link`: a rate
+# changed while up.
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 source "$(dirname "$0")/../lib.sh"
 
@@ -55,6 +56,8 @@ err_case "up --degrade-link with a bad rate -> exit 2" 2 "$EMU" up 4 --degrade-l
 err_case "mpirun --ppn 0 -> exit 2" 2 "$EMU" mpirun --ppn 0 -np 2 hostname
 err_case "exec without command -> exit 2" 2 "$EMU" exec node0
 err_case "exec while nothing is up -> exit 2" 2 "$EMU" exec node0 true
+err_case "link while nothing is up -> exit 2" 2 "$EMU" link node0-node1 100mbit
+err_case "link without a rate -> exit 2" 2 "$EMU" link node0-node1
 if "$EMU" --help 2>&1 | grep -q '^usage: emucluster up N'; then
 	t_pass "--help prints usage"
 else
@@ -142,6 +145,21 @@ up1=$("$EMU" exec node1 tc qdisc show dev eth0 2>&1)
 [[ $up1 == "qdisc tbf "*"rate 1Gbit"* && $up1 != *htb* ]] || { ok=0; t_fail "node1 (no degraded link) shaping: '$up1'"; }
 grep -q '^link node0-node2 *50mbit' "$T_TMP/status" || { ok=0; t_fail "status does not list the degraded link: $(cat "$T_TMP/status")"; }
 [ $ok -eq 1 ] && t_pass "degraded link node0-node2: 50Mbit both ways on its two ends only, listed by status"
+# emucluster link: a link's rate changed while up (a flap), the same class on both ends;
+# a link not shaped yet gets its class as --degrade-link would
+ok=1
+"$EMU" link node0-node2 200mbit >/dev/null && "$EMU" link node1-node3 20mbit >/dev/null || ok=0
+for h in node0 node2; do
+	[[ $("$EMU" exec "$h" tc class show dev eth0 2>&1) == *"2:20 "*"rate 200Mbit"* ]] || ok=0
+done
+[[ $("$EMU" exec node1 tc class show dev eth0 2>&1) == *"rate 20Mbit"* ]] || ok=0
+"$EMU" status >"$T_TMP/status2" 2>&1
+grep -q '^link node0-node2 *200mbit' "$T_TMP/status2" && grep -q '^link node1-node3 *20mbit' "$T_TMP/status2" || ok=0
+"$EMU" link node0-node2 50mbit >/dev/null && "$EMU" link node1-node3 1gbit >/dev/null || ok=0
+[ $ok -eq 1 ] && t_pass "link node0-node2 200mbit (then back), node1-node3 20mbit: both ends reshaped, listed by status" ||
+	t_fail "emucluster link: $(cat "$T_TMP/status2")"
+err_case "link with a bad rate -> exit 2" 2 "$EMU" link node0-node1 slow
+err_case "link of a host outside the cluster -> exit 2" 2 "$EMU" link node0-node9 1gbit
 
 # ---- mpirun across the hosts
 if ! command -v mpirun >/dev/null 2>&1; then

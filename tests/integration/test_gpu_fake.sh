@@ -2,8 +2,8 @@
 # tests/integration/test_gpu_fake.sh: the GPU probes (pcie, nvlink, hbm) and
 # -B nccl end to end through the CUDA/NVML/NCCL test double
 # (tests/fakes/fake.h, LD_PRELOADed), on 2 and 4 local ranks: every GPU is
-# measured, records and the inventory say "transport": "fake", and ccreport
-# leaves them unjudged. The defect cases of issue 11 follow, one per check.
+# measured (a soak of -B nccl too), records and the inventory say "transport":
+# "fake", and ccreport leaves them unjudged. The defect cases of issue 11 follow, one per check.
 source "$(dirname "$0")/../lib.sh"
 P=$T_ROOT/build/ccprobe
 FAST=(-n 2 -w 1 -r 2 -b 1M -e 2M)
@@ -60,6 +60,18 @@ for np in 2 4; do
 			([$m[] | select(.name == "all_gather")] | length) >= 13 and
 			all($m[]; .transport == "fake" and .backend == "nccl" and .wrong == 0)' "$out"
 done
+
+# --soak over nccl: intervals through the backend, each checked, marked fake and never judged
+out=$T_TMP/soak2.jsonl
+fk 2 "$out" CCDIAG_FAKECUDA_GPUS=2 -- --soak 2 --soak-interval 0.2 -B nccl -e 64K all_reduce
+rc=$?
+t_check "-B nccl --soak: exit 0, intervals of 64 KiB with their data checked, marked fake (rc $rc)" \
+	jq -e -s --argjson rc $rc '$rc == 0 and ([.[] | select(.type == "measurement")] | length >= 2 and
+		all(.kind == "soak" and .backend == "nccl" and .bytes == 65536 and .wrong == 0 and .transport == "fake"))' "$out"
+printf '[criterion s]\ncollective = all_reduce\nmetric = soak_cv\nbound = 50%%\n' >"$T_TMP/soak.ini"
+"$T_ROOT/build/ccreport" -p "$T_TMP/soak.ini" -q --no-render -o "$T_TMP/srep" "$out" >/dev/null 2>&1
+t_check "ccreport: a soak of the test double is not judged (incomplete, says so)" \
+	jq -e '.criteria[0] | .verdict == "incomplete" and (.reason | test("^not judged: [0-9]+ record"))' "$T_TMP/srep/summary.json"
 
 # ccreport never judges the test double's figures
 out=$T_TMP/probes2.jsonl

@@ -129,6 +129,14 @@ t_check "a host short of a GPU is incomplete, by name" \
 t_check "a counter that moved fails, naming the NIC" \
 	jq -e '.criteria[] | select(.id == "ib_symbol_errors") | .failures[0].element == "node0/mlx5_2:1" and
 		.failures[0].value == 17' "$s/counters.json"
+t_check "soak: the flapping link is named (6 intervals below a quarter of its median), the stable ones pass" \
+	jq -e '(.criteria[] | select(.id == "soak_link_drops") | .verdict == "fail" and
+			([.failures[].element] == ["node1-node2"]) and .failures[0].value == 6 and
+			([.values[] | select(.element != "node1-node2") | .value] == [0, 0])) and
+		(.criteria[] | select(.id == "soak_allreduce_cv") | .verdict == "pass")' "$s/soak-flap.json"
+t_check "soak: one slow moment (node0->node2 at 0.44 of its median) is no drop below 0.25, only a lower worst" \
+	jq -e '.criteria[] | select(.id == "soak_link_worst") | [.values[] | select(.element == "node0-node2") | .value] |
+		length == 1 and .[0] > 40 and .[0] < 50' "$s/soak-flap.json"
 t_check "hostile host names survive as data" \
 	jq -e '.cluster.hosts | index("no\"de2<script>alert(1)</script>\nx") != null' "$s/hostile-names.json"
 

@@ -2,8 +2,9 @@
 # ccdiag against a real Slurm (Debian slurm-wlm and munge) on the emulated
 # cluster (scripts/emucluster, scripts/emuslurm: slurmctld on node0, one slurmd
 # per host in its namespaces): inside salloc, ccdiag launches with srun
-# --mpi=pmix, names the degraded node, and --drain leaves it drained with the
-# reason; --drain is refused where no controller answers.
+# --mpi=pmix and CPU binding (--cpus-per-task, --cpu-bind=cores), names the
+# degraded node, and --drain leaves it drained with the reason; --drain is
+# refused where no controller answers.
 source "$(dirname "$0")/../lib.sh"
 D=$T_ROOT/build/ccdiag
 EMU=$T_ROOT/scripts/emucluster
@@ -33,7 +34,11 @@ rc=$?
 t_check "ccdiag in salloc: exit 1 (node2 fails), as ccreport's" [ "$rc" -eq 1 ]
 t_check "ccdiag in salloc: planned for the 3 nodes of the allocation, launched with srun --mpi=pmix" \
 	bash -c "grep -q 'on 3 nodes of Slurm job [0-9]* through srun' '$T_TMP/run.out' &&
-		grep -q '^srun -N 3 --ntasks-per-node=1 --mpi=pmix ' '$out/phase-1-pairs.log'"
+		grep -q '^srun -N 3 --ntasks-per-node=1 .*--mpi=pmix ' '$out/phase-1-pairs.log'"
+# one task per node on nodes of $(nproc) CPUs (slurm.conf): all of them, bound to cores
+# (task/none here ignores the binding; srun must still take the flags)
+t_check "ccdiag in salloc: each task gets the node's $(nproc) CPUs, --cpu-bind=cores" \
+	grep -q "^srun -N 3 --ntasks-per-node=1 --cpus-per-task=$(nproc) --cpu-bind=cores --mpi=pmix " "$out/phase-1-pairs.log"
 t_check "ccdiag in salloc: netpair ran on the three Slurm nodes and named node2" \
 	jq -e -s '.[0].nodes == 3 and ([.[0].hosts[].name] | sort) == ["node0", "node1", "node2"] and
 		any(.[]; .type == "diagnosis" and .subject == "node" and .host == "node2" and .verdict == "bad")' \

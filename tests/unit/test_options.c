@@ -128,6 +128,46 @@ static void test_bad_input(void **state)
 	assert_int_equal(o.verbose, 0);
 }
 
+/* --soak DURATION: seconds or h/m/s units; its interval and size; what it cannot go with */
+static void test_soak(void **state)
+{
+	static const struct { const char *arg; double s; } good[] = {
+		{ "90", 90 }, { "2.5", 2.5 }, { "90s", 90 }, { "10m", 600 }, { "1h30m", 5400 },
+		{ "2h5m10s", 7510 }, { "1h", 3600 },
+	};
+	static const char *const bad[] = { "", "0", "-5", "10x", "m", "1m1h", "1h1h", "5mm", "1.5m", "inf" };
+	struct cc_options o;
+	char err[256];
+	double d;
+	(void)state;
+	assert_int_equal(parse(&o, err, sizeof(err), NULL), 0);
+	assert_true(o.soak_s == 0);
+	assert_float_equal(o.soak_interval, 1, 0);
+	assert_int_equal(o.soak_size, 0);
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		assert_int_equal(options_duration(good[i].arg, &d), 0);
+		assert_float_equal(d, good[i].s, 1e-9);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(parse(&o, err, sizeof(err), "--soak", bad[i], "all_reduce", NULL), -1);
+		assert_non_null(strstr(err, "for --soak (seconds, or e.g. 90s, 10m, 1h30m; above 0)"));
+	}
+	assert_int_equal(parse(&o, err, sizeof(err), "--soak", "10m", "--soak-interval", "0.5",
+			       "--soak-size", "64M", "netpair", "all_reduce", NULL), 0);
+	assert_float_equal(o.soak_s, 600, 0);
+	assert_float_equal(o.soak_interval, 0.5, 0);
+	assert_int_equal(o.soak_size, 64 << 20);
+	assert_int_equal(o.nnames, 2);
+	assert_int_equal(parse(&o, err, sizeof(err), "--soak-interval", "0", NULL), -1);
+	assert_string_equal(err, "invalid interval '0' for --soak-interval (seconds, 0.01 to 3600)");
+	assert_int_equal(parse(&o, err, sizeof(err), "--soak-size", "0", NULL), -1);
+	assert_string_equal(err, "invalid size '0' for --soak-size (at least 1 byte)");
+	assert_int_equal(parse(&o, err, sizeof(err), "--soak", "60", "--scale", NULL), -1);
+	assert_string_equal(err, "--soak and --scale cannot be combined (a soak runs on every node of the job)");
+	assert_int_equal(parse(&o, err, sizeof(err), "--soak", "1", "--soak-interval", "2", NULL), -1);
+	assert_string_equal(err, "--soak-interval 2 s is longer than the --soak of 1 s");
+}
+
 static void test_sweep_sizes(void **state)
 {
 	struct cc_options o;
@@ -190,6 +230,7 @@ int main(void)
 		cmocka_unit_test(test_defaults_and_values),
 		cmocka_unit_test(test_probe_params),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_soak),
 		cmocka_unit_test(test_sweep_sizes),
 		cmocka_unit_test(test_type_and_op_lists),
 	};
