@@ -23,7 +23,7 @@ print_lock=$log_dir/.print.lock
 # (failures, counts, seconds) at once, under a lock so two lanes never interleave
 # lines, and leaves "passed failed skipped rc" in its .result file for the total.
 run_suite() {
-	local kind=$1 name=$2 log rc p f s t0 block
+	local kind=$1 name=$2 log rc p f s t0 block lines
 	shift 2
 	local pat hit=0
 	for pat in ${TESTS:-""}; do
@@ -44,9 +44,10 @@ run_suite() {
 		read -r p f s < <(sed -n 's/^[a-z_0-9]*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$log" | tail -1)
 	fi
 	p=${p:-0} f=${f:-0} s=${s:-0}
-	block="=== $name ($((SECONDS - t0)) s)"$'\n'
-	block+=$(grep -E '^(FAIL|SKIP) |^\[  FAILED  \] [a-z]|^\[  ERROR   \]' "$log")
-	block+=${block:+$'\n'}"$name: $p passed, $f failed, $s skipped"
+	block="=== $name ($((SECONDS - t0)) s)"
+	lines=$(grep -E '^(FAIL|SKIP) |^\[  FAILED  \] [a-z]|^\[  ERROR   \]' "$log")
+	[ -z "$lines" ] || block+=$'\n'$lines
+	block+=$'\n'"$name: $p passed, $f failed, $s skipped"
 	# a suite that crashed or failed without counting a failure still fails
 	if [ "$rc" -ne 0 ] && ! grep -qE '^FAIL |^\[  FAILED  \]' "$log"; then
 		f=$((f + 1))
@@ -75,7 +76,8 @@ EMU_LOCK=/run/lock/ccdiag-emucluster.lock
 emu_suites=() local_suites=()
 for t in tests/integration/test_*.sh; do
 	[ -f "$t" ] || continue
-	if grep -q 'emucluster' "$t"; then emu_suites+=("$t"); else local_suites+=("$t"); fi
+	# a suite that builds the emulated cluster calls t_emu_suite (tests/lib.sh)
+	if grep -q '^t_emu_suite ' "$t"; then emu_suites+=("$t"); else local_suites+=("$t"); fi
 done
 
 local_lane() {

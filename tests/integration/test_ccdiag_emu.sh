@@ -1,0 +1,71 @@
+#!/bin/bash
+# ccdiag run on the emulated cluster (scripts/emucluster): a degraded host named
+# (exit code ccreport's, the drain list, no launcher banner), a hung phase ending
+# in its timeout with the next phase run, and Ctrl-C recording the later phases
+# as not run with the report still written. test_ccdiag.sh has the rest.
+source "$(dirname "$0")/../lib.sh"
+D=$T_ROOT/build/ccdiag
+EMU=$T_ROOT/scripts/emucluster
+cd "$T_TMP" || exit 1
+
+# ---- the emulated cluster
+t_emu_suite "emulated cluster runs need root (network namespaces)"
+out=$T_TMP/emu
+# 1 MiB netpair messages (on node2's 100mbit link a 4 MiB one takes 0.34 s a step) and
+# half a second per collective size keep the run short; what is judged stays the same
+"$D" run -p emu-1g --emulated 4 --degrade node2=100mbit -o "$out" --drain-list "$T_TMP/drain" \
+	-- --pair-bw-size 1M --time-per-size 0.5 >"$T_TMP/emu.out" 2>"$T_TMP/emu.err"
+rc=$?
+t_check "degraded host: exit 1, as ccreport's" [ "$rc" -eq 1 ]
+t_check "degraded host: the report fails netpair_bw on node2's links and the diagnosis names node2" \
+	jq -e '.verdict == "fail" and ([.criteria[] | select(.id == "netpair_bw") | .verdict] == ["fail"]) and
+		any(.diagnoses[]; .element == "node2" and .verdict == "bad")' "$out/report/summary.json"
+t_check "degraded host: the pairs phase line says what it found" \
+	grep -q '^ccdiag: phase 1/3 pairs: netpair: .*node node2 bad' "$T_TMP/emu.out"
+t_check "degraded host: no launcher banner on the terminal, it is in the phase's log" \
+	bash -c "! grep -q 'Primary job' '$T_TMP/emu.out' '$T_TMP/emu.err' && grep -q 'Primary job' '$out/phase-1-pairs.log'"
+t_check "degraded host: the drain list holds node2 alone, with the failed check and its value" \
+	bash -c "[ \$(wc -l <'$T_TMP/drain') -eq 1 ] &&
+		grep -qE '^NodeName=node2 State=DRAIN Reason=\"ccdiag emu-1g: netpair diagnosis: node bad: .*netpair_bw node[0-9]-node[0-9] 0\.[0-9]+ Gb/s \(bound >= 0.25 Gb/s\)' '$T_TMP/drain' &&
+		grep -q '^ccdiag: 1 node(s) to drain: node2 ' '$T_TMP/emu.out'"
+t_check "degraded host: the emulated cluster is gone afterwards" bash -c "! '$EMU' status >/dev/null 2>&1"
+# the figure for the note: estimated vs measured (printed, not judged)
+printf 'FIGURE ccdiag emu-1g 4 hosts node2=100mbit: %s\n' "$(grep '^ccdiag: total' "$T_TMP/emu.out")"
+
+# a phase that hangs ends in its timeout record; the next phase runs
+out=$T_TMP/hang
+# (10 s: beyond any healthy netpair step of 2 hosts, even on a loaded machine)
+CCPROBE_FAULT=hang:1:4194304 "$D" run -p emu-1g --emulated 2 -o "$out" -- --timeout 10 --time-per-size 0.5 \
+	>"$T_TMP/hang.out" 2>"$T_TMP/hang.err"
+rc=$?
+t_check "hung pairs phase: its timeout record names the measurement" \
+	jq -e -s '[.[] | select(.type == "timeout")] | length == 1 and (.[0].name | test("netpair"))' "$out/phase-1-pairs.jsonl"
+t_check "hung pairs phase: the collectives phase ran to its end" \
+	jq -e -s '.[-1].status == "complete" and ([.[] | select(.type == "measurement")] | length > 0)' \
+	"$out/phase-2-collectives-mpi.jsonl"
+t_check "hung pairs phase: exit 4 (incomplete; was $rc)" [ "$rc" -eq 4 ]
+
+# Ctrl-C during the first phase: its interrupted record, the next recorded not run, the report.
+# A background job ignores SIGINT unless told otherwise (a terminal's Ctrl-C reaches a
+# foreground one): env --default-signal gives it the terminal's disposition.
+out=$T_TMP/int
+env --default-signal=INT setsid "$D" run -p emu-1g --emulated 2 -o "$out" -- --pair-time 3 \
+	>"$T_TMP/int.out" 2>"$T_TMP/int.err" &
+pid=$!
+for _ in $(seq 1 240); do
+	[ -s "$out/phase-1-pairs.jsonl" ] && break
+	sleep 0.5
+done
+sleep 3  # inside netpair's first pair: 4 steps of 3 s
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+t_check "Ctrl-C: the running phase ends with its interrupted record" \
+	jq -e -s '.[-1].type == "end" and .[-1].status == "interrupted"' "$out/phase-1-pairs.jsonl"
+t_check "Ctrl-C: the later phase is recorded as not run" \
+	jq -e -s '.[-1].status == "not_run" and (.[-1].reason | test("interrupted"))' "$out/phase-2-collectives-mpi.jsonl"
+t_check "Ctrl-C: the report is written, incomplete (exit 4)" \
+	bash -c "[ $rc -eq 4 ] && jq -e '.verdict == \"incomplete\"' '$out/report/summary.json' >/dev/null"
+t_check "Ctrl-C: the emulated cluster is gone afterwards" bash -c "! '$EMU' status >/dev/null 2>&1"
+
+t_done
