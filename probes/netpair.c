@@ -564,6 +564,19 @@ static void write_pair(struct np_ctx *c, int stage, int round, int a, int b, str
 	}
 }
 
+/* The host pairs of round r of a plan, [[a, b], ...], for a watchdog record. */
+static json_t *round_pairs(const struct mpictx *mpi, const int *pairs, const int *round_of,
+			   int npairs, int r)
+{
+	json_t *pl = json_array();
+
+	for (int i = 0; i < npairs; i++)
+		if (round_of[i] == r)
+			json_array_append_new(pl, json_pack("[s, s]", mpi->hosts[pairs[2 * i]],
+							    mpi->hosts[pairs[2 * i + 1]]));
+	return pl;
+}
+
 /*
  * Runs a plan on every rank: pairs[2i] -> pairs[2i+1] in round round_of[i].
  * Rank 0 writes the records and fills out[npairs]. Returns 0 or -1.
@@ -591,17 +604,11 @@ static int run_plan(struct np_ctx *c, int stage, const int *pairs, int npairs,
 			nslots++;
 		}
 		snprintf(what, sizeof(what), "netpair %s round %d", stage_name(stage), base + r);
-		if (mpi->rank == 0) {
-			json_t *pl = json_array();
-
-			for (int i = 0; i < npairs; i++)
-				if (round_of[i] == r)
-					json_array_append_new(pl, json_pack("[s, s]",
-						mpi->hosts[pairs[2 * i]], mpi->hosts[pairs[2 * i + 1]]));
+		if (mpi->rank == 0)
 			detail = json_pack("{s:s, s:s, s:s, s:i, s:o}", "kind", "probe",
 					   "probe", "netpair", "stage", stage_name(stage),
-					   "round", base + r, "pairs", pl);
-		}
+					   "round", base + r, "pairs",
+					   round_pairs(mpi, pairs, round_of, npairs, r));
 		watchdog_arm(what, detail);
 		if (c->leader) {
 			MPI_Request req;
@@ -1347,17 +1354,10 @@ static int netpair_soak(struct cc_run *run)
 					peer = is_a ? pairs[2 * i + 1] : pairs[2 * i];
 				}
 			snprintf(what, sizeof(what), "netpair soak sweep %d round %d", sweep, r);
-			if (mpi->rank == 0) {
-				json_t *pl = json_array();
-
-				for (int i = 0; i < np; i++)
-					if (round_of[i] == r)
-						json_array_append_new(pl, json_pack("[s, s]",
-							mpi->hosts[pairs[2 * i]], mpi->hosts[pairs[2 * i + 1]]));
+			if (mpi->rank == 0)
 				detail = json_pack("{s:s, s:s, s:s, s:i, s:i, s:o}", "kind", "probe",
 						   "probe", "netpair", "stage", "soak", "sweep", sweep,
-						   "round", r, "pairs", pl);
-			}
+						   "round", r, "pairs", round_pairs(mpi, pairs, round_of, np, r));
 			watchdog_arm(what, detail);
 			if (c.leader) {
 				MPI_Request req;

@@ -271,7 +271,7 @@ static int parse_bound(struct criterion *c, char *err, size_t len)
 		s += 2;
 	}
 	if (c->derived == DERIVED_SOAK)
-		return soak_bound(c, err, len);
+		return soak_bound(c, s, has_op, err, len);
 	errno = 0;
 	x = strtod(s, &end);
 	if (c->derived)

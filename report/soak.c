@@ -83,21 +83,12 @@ int soak_stats(const double *v, int n, double drop_below, struct soak_stats *out
 	return 0;
 }
 
-int soak_bound(struct criterion *c, char *err, size_t len)
+int soak_bound(struct criterion *c, const char *s, int has_op, char *err, size_t len)
 {
 	const struct soak_metric *m = metric_of(c->metric);
-	const char *s = c->bound_text;
 	char *end;
 	double x;
-	int has_op = 0;
 
-	while (*s == ' ')
-		s++;
-	if (!strncmp(s, ">=", 2) || !strncmp(s, "<=", 2)) {
-		c->ge = s[0] == '>';
-		has_op = 1;
-		s += 2;
-	}
 	errno = 0;
 	x = strtod(s, &end);
 	while (*end == ' ')

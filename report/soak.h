@@ -42,11 +42,12 @@ int soak_stats(const double *v, int n, double drop_below, struct soak_stats *out
  */
 int soak_metric(const char *name, const char **unit, int *higher);
 /*
- * The bound of a soak criterion from c->bound_text: soak_cv and soak_worst
- * [>=|<=] FRACTION or PERCENT% (kept in %), soak_drops [>=|<=] COUNT.
- * Returns 0, or -1 with what is wrong in err.
+ * The bound of a soak criterion: s is c->bound_text after its operator (the
+ * profile read it: has_op, c->ge), soak_cv and soak_worst FRACTION or
+ * PERCENT% (kept in %), soak_drops COUNT. Returns 0, or -1 with what is
+ * wrong in err.
  */
-int soak_bound(struct criterion *c, char *err, size_t len);
+int soak_bound(struct criterion *c, const char *s, int has_op, char *err, size_t len);
 /* What a soak criterion lacks or must not have ("'bound'", ...), or NULL when it is whole. */
 const char *soak_needs(const struct criterion *c);
 
