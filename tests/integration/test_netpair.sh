@@ -173,10 +173,13 @@ if up 4 --degrade node2=100mbit; then
 		every "$f" 'select(.type == "measurement" and .test == "bw_uni") |
 			if .host == "node2" or .peer == "node2" then .rate_GBps == 0.0125
 			else .rate_GBps == 0.125 end'
-	t_check "node2's record carries the evidence" \
+	# below the tolerance the probe judged by (summary.tol), not below a fixed figure: how
+	# far below depends on how fast the healthy links ran on this machine at the time
+	tol=$(summary "$f" | jq -r '.tol')
+	t_check "node2's record carries the evidence (ratio below the tolerance $tol)" \
 		every "$f" 'select(.type == "diagnosis" and .subject == "node" and .host == "node2") |
 			.evidence.links_out_of_tolerance == 3 and (.evidence.retests | length) >= 1 and
-			([.evidence.retests[].pass] | any | not) and .ratio_bw < 0.2'
+			([.evidence.retests[].pass] | any | not) and .ratio_bw < '"${tol:-0}"
 else
 	t_fail "emucluster up 4 --degrade node2=100mbit"
 fi
@@ -194,9 +197,10 @@ if up 4 --degrade-link node0-node3=100mbit; then
 		t_fail "4 hosts, link node0-node3 at 100mbit: rc=$RC flagged='$fl' want='link:node0-node3:bad'"
 		tail -5 "$f.log"
 	fi
-	t_check "the bad link's record carries its retest, out of tolerance" \
+	tol=$(summary "$f" | jq -r '.tol')
+	t_check "the bad link's record carries its retest, out of tolerance (below $tol)" \
 		every "$f" 'select(.type == "diagnosis" and .subject == "link" and .a == "node0" and .b == "node3") |
-			.retest.out_of_tolerance == ["bw_uni"] and .ratio.bw < .retest.bw * 2'
+			.retest.out_of_tolerance == ["bw_uni"] and .retest.bw < '"${tol:-0}"
 else
 	t_fail "emucluster up 4 --degrade-link node0-node3=100mbit"
 fi
