@@ -31,7 +31,10 @@ out=/run/ccdiag-slurm/run
 "$ES" salloc -N3 "$D" run -p "$FX/netpair-only.ini" -o "$out" --drain -- --pair-bw-size 1M \
 	>"$T_TMP/run.out" 2>"$T_TMP/run.err"
 rc=$?
-t_check "ccdiag in salloc: exit 1 (node2 fails), as ccreport's" [ "$rc" -eq 1 ]
+t_check "ccdiag in salloc: exit 1 (node2 fails), as ccreport's (was $rc)" [ "$rc" -eq 1 ]
+if [ "$rc" -ne 1 ]; then  # what ccdiag and the launcher said, for the log (the folder goes with Slurm)
+	tail -n 15 "$T_TMP/run.out" "$T_TMP/run.err" "$out"/phase-*.log 2>&1 | sed 's/^/  /'
+fi
 t_check "ccdiag in salloc: planned for the 3 nodes of the allocation, launched with srun --mpi=pmix" \
 	bash -c "grep -q 'on 3 nodes of Slurm job [0-9]* through srun' '$T_TMP/run.out' &&
 		grep -q '^srun -N 3 --ntasks-per-node=1 .*--mpi=pmix ' '$out/phase-1-pairs.log'"
