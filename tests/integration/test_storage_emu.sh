@@ -46,6 +46,8 @@ if "$EMU" up 3 --storage 2 >"$T_TMP/up.log" 2>&1; then
 		t_pass "GlusterFS, healthy: shared, another node's shard read and checked, write/read/data pass"
 	else
 		t_fail "GlusterFS healthy: exit $rc: $(tail -3 "$T_TMP/healthy.log") $(q "$T_TMP/healthy.jsonl" '.test == "read"' | head -c 300)"
+		# the records that say why, for the log (it failed once on a quiet machine: rank 1, exit 1)
+		q "$T_TMP/healthy.jsonl" '.type == "error" or .type == "timeout" or .type == "end"' | head -c 2000 | sed 's/^/  /'
 	fi
 	if [ -z "$("$EMU" exec node1 find "$SDIR" -mindepth 1 -maxdepth 1 2>&1)" ]; then
 		t_pass "GlusterFS: nothing of the runs left on the volume"
