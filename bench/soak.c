@@ -26,6 +26,10 @@
 #include <string.h>
 
 #define SOAK_MAX_OPS 10000000   /* operations in one interval, at most */
+/* intervals a collective's soak runs at least, however slow: ccreport judges no
+ * series shorter (report/soak.h, SOAK_MIN_INTERVALS), and on a loaded host 3 s of
+ * 0.25 s intervals once ended after 2 */
+#define SOAK_LEAST_INTERVALS 3
 
 /* What one interval gives rank 0. */
 struct interval {
@@ -264,7 +268,8 @@ int soak_run(struct cc_run *run, const struct coll *coll, const struct backend *
 			snprintf(err, sizeof(err), "%s: %s", what, be->error());
 		/* the span, rank 0's decision to stop (the duration spent) and any failure, to all */
 		red[0] = local;
-		red[1] = mpi->rank == 0 && timer_now() - t0 + 0.5 * o->soak_interval >= o->soak_s;
+		red[1] = mpi->rank == 0 && k + 1 >= SOAK_LEAST_INTERVALS &&
+			 timer_now() - t0 + 0.5 * o->soak_interval >= o->soak_s;
 		red[2] = e;
 		MPI_Allreduce(MPI_IN_PLACE, red, 3, MPI_DOUBLE, MPI_MAX, mpi->world);
 		if (red[2]) {

@@ -34,6 +34,15 @@ t_check "hung soak: exit 4, a timeout record for the soak's interval naming rank
 		(.[] | select(.type == "timeout") | (.name | test("^soak all_reduce float sum 65536 B interval 0$")) and
 			.kind == "soak" and .not_started == [{"rank": 1, "host": $h}])' "$f"
 
+# a collective soaks 3 intervals at least (the fewest ccreport judges), even when the
+# duration holds one: a loaded host once ended 3 s of 0.25 s intervals after 2
+f=$T_TMP/least.jsonl
+mpirun --oversubscribe -np 2 "$P" -q --soak 0.3 --soak-interval 0.25 -e 64K -o "$f" all_reduce >"$f.log" 2>&1
+rc=$?
+t_check "--soak 0.3 of 0.25 s intervals: exit 0, 3 intervals, each checked" \
+	jq -e -s --argjson rc "$rc" '$rc == 0 and ([.[] | select(.kind == "soak")] | length == 3 and
+		all(.wrong == 0 and .check_iters == 1) and map(.interval) == [0, 1, 2])' "$f"
+
 # records stream as each interval ends: a job killed mid-soak keeps them
 f=$T_TMP/kill.jsonl
 mpirun --oversubscribe -np 2 "$P" -q --soak 60 --soak-interval 0.2 -e 64K -o "$f" all_reduce >"$f.log" 2>&1 &
