@@ -327,7 +327,7 @@ double soak_estimate(const struct cc_options *o, const struct coll *coll, int no
 	double op = alpha + (double)bytes * (factor > 0 ? factor : 1) / bw;
 	/* a slow operation stretches each interval to one operation at least */
 	double each = o->soak_interval > op ? o->soak_interval : op;
-	double intervals = ceil(o->soak_s / each);
+	double intervals = fmax(SOAK_LEAST_INTERVALS, ceil(o->soak_s / each));
 
 	return intervals * (each + o->check_iters * op + 2e-3) + o->soak_interval +
 	       (strcmp(o->backend, "nccl") ? 0.5 : 3.0);

@@ -85,8 +85,8 @@ judge() {
 	rc=$?
 	jq -S 'del(.generated_utc)' "$1.rep/summary.json" >"$1.sum"
 }
-# named FILE [SEVERITY]: every element any criterion (of SEVERITY) fails, sorted, unique
-named() { jq -r --arg s "${2:-}" '[.criteria[] | select($s == "" or .severity == $s) | .failures[].element] | unique | join(" ")' "$1.sum"; }
+# named FILE: every element any criterion fails, sorted, unique
+named() { jq -r '[.criteria[].failures[].element] | unique | join(" ")' "$1.sum"; }
 
 # healthy: every link of 3 hosts, then all_reduce, a few seconds each
 f=$T_TMP/healthy.jsonl
