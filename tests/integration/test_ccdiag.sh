@@ -141,6 +141,7 @@ bad() { # bad DESC PATTERN ARGS...
 bad "unknown profile" "profile 'nosuch' not found" -p nosuch
 bad "no runnable criterion" "no criterion this ccprobe can run" -p "$FX/nosuchprobe.ini"
 bad "bad --budget" "invalid duration 'soon'" -p emu-1g --budget soon
+CCDIAG_PHASE_DEADLINE=0 bad "a bad CCDIAG_PHASE_DEADLINE" "invalid CCDIAG_PHASE_DEADLINE '0'" -p emu-1g
 bad "unknown option" "unknown option '--frobnicate'" -p emu-1g --frobnicate
 bad "bad --soak" "invalid duration 'long' for --soak" -p emu-1g --soak long
 # the host check uses mpirun's agent: a stand-in that knows only 'localhost'
@@ -211,6 +212,19 @@ t_check "failed launch: the collectives phase still ran to its end" \
 t_check "failed launch: exit 4 (incomplete, from ccreport), never pass" \
 	bash -c "[ $rc -eq 4 ] && jq -e '.verdict == \"incomplete\"' '$out/report/summary.json' >/dev/null &&
 		grep -q 'phase 1/2 pairs: not run: the launch failed' '$T_TMP/fail.out'"
+
+# a phase past its deadline: one SIGTERM to the launcher, ccprobe's interrupted record, the
+# report incomplete. The collective hangs (CCPROBE_FAULT) and ccprobe's own --timeout is far
+# off, so only ccdiag's deadline (4 s here) can end it.
+out=$T_TMP/late
+CCDIAG_PHASE_DEADLINE=4 CCPROBE_FAULT=hang:0 "$D" run -p "$FX/local-data.ini" -o "$out" -- --timeout 600 \
+	>"$T_TMP/late.out" 2>"$T_TMP/late.err"
+rc=$?
+t_check "deadline: the stopped phase ends with ccprobe's interrupted record (SIGTERM)" \
+	jq -e -s '.[-1].type == "end" and .[-1].status == "interrupted" and .[-1].signal == "SIGTERM"' \
+	"$out/phase-2-collectives-mpi.jsonl"
+t_check "deadline: the phase line says it was stopped, and why; exit 4 (incomplete)" \
+	bash -c "[ $rc -eq 4 ] && grep -q '^ccdiag: phase 2/2 collectives-mpi: .*stopped after 4s (CCDIAG_PHASE_DEADLINE): .*end: interrupted' '$T_TMP/late.out'"
 
 # ---- progress on stderr: in place on a (pseudo-)terminal, plain lines otherwise, -q silences
 script -qfec "'$D' run -p '$FX/local-data.ini' -o '$T_TMP/pty'" /dev/null >"$T_TMP/pty.out" 2>&1

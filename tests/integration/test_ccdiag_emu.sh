@@ -67,6 +67,8 @@ wait "$pid"
 rc=$?
 t_check "Ctrl-C: the running phase ends with its interrupted record" \
 	jq -e -s '.[-1].type == "end" and .[-1].status == "interrupted"' "$out/phase-1-pairs.jsonl"
+jq -e -s '.[-1].type == "end"' "$out/phase-1-pairs.jsonl" >/dev/null 2>&1 ||
+	{ tail -c 400 "$out/phase-1-pairs.jsonl"; tail -n 8 "$out/phase-1-pairs.log"; } 2>&1 | sed 's/^/  /'
 t_check "Ctrl-C: the later phase is recorded as not run" \
 	jq -e -s '.[-1].status == "not_run" and (.[-1].reason | test("interrupted"))' "$out/phase-2-collectives-mpi.jsonl"
 t_check "Ctrl-C: the report is written, incomplete (exit 4)" \
