@@ -215,16 +215,17 @@ t_check "failed launch: exit 4 (incomplete, from ccreport), never pass" \
 
 # a phase past its deadline: one SIGTERM to the launcher, ccprobe's interrupted record, the
 # report incomplete. The collective hangs (CCPROBE_FAULT) and ccprobe's own --timeout is far
-# off, so only ccdiag's deadline (4 s here) can end it.
+# off, so only ccdiag's deadline can end it: 10 s, for ccprobe to start and write its
+# header first even on a loaded machine.
 out=$T_TMP/late
-CCDIAG_PHASE_DEADLINE=4 CCPROBE_FAULT=hang:0 "$D" run -p "$FX/local-data.ini" -o "$out" -- --timeout 600 \
+CCDIAG_PHASE_DEADLINE=10 CCPROBE_FAULT=hang:0 "$D" run -p "$FX/local-data.ini" -o "$out" -- --timeout 600 \
 	>"$T_TMP/late.out" 2>"$T_TMP/late.err"
 rc=$?
 t_check "deadline: the stopped phase ends with ccprobe's interrupted record (SIGTERM)" \
 	jq -e -s '.[-1].type == "end" and .[-1].status == "interrupted" and .[-1].signal == "SIGTERM"' \
 	"$out/phase-2-collectives-mpi.jsonl"
 t_check "deadline: the phase line says it was stopped, and why; exit 4 (incomplete)" \
-	bash -c "[ $rc -eq 4 ] && grep -q '^ccdiag: phase 2/2 collectives-mpi: .*stopped after 4s (CCDIAG_PHASE_DEADLINE): .*end: interrupted' '$T_TMP/late.out'"
+	bash -c "[ $rc -eq 4 ] && grep -q '^ccdiag: phase 2/2 collectives-mpi: .*stopped after 10s (CCDIAG_PHASE_DEADLINE): .*end: interrupted' '$T_TMP/late.out'"
 
 # ---- progress on stderr: in place on a (pseudo-)terminal, plain lines otherwise, -q silences
 script -qfec "'$D' run -p '$FX/local-data.ini' -o '$T_TMP/pty'" /dev/null >"$T_TMP/pty.out" 2>&1
