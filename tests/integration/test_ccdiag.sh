@@ -212,6 +212,28 @@ t_check "failed launch: the collectives phase still ran to its end" \
 t_check "failed launch: exit 4 (incomplete, from ccreport), never pass" \
 	bash -c "[ $rc -eq 4 ] && jq -e '.verdict == \"incomplete\"' '$out/report/summary.json' >/dev/null &&
 		grep -q 'phase 1/2 pairs: not run: the launch failed' '$T_TMP/fail.out'"
+t_check "failed launch: options ccprobe refused (exit 2) are not launched again" \
+	bash -c "! grep -q 'once more' '$T_TMP/fail.out' && [ \$(grep -c -- '--pair-time 0' '$out/phase-1-pairs.log') -eq 1 ]"
+
+# a rank that dies of a signal before writing anything (Open MPI 4.1's TCP BTL can call a
+# NULL callback inside MPI_Init under load): the phase is launched once more, and says so.
+# The wrapper crashes the first rank of the first launch, before MPI_Init.
+out=$T_TMP/crash
+cat >"$T_TMP/crash1.sh" <<EOF
+#!/bin/bash
+if [ -n "\${OMPI_COMM_WORLD_RANK:-}" ] && mkdir '$T_TMP/crashed' 2>/dev/null; then kill -SEGV \$\$; fi
+exec '$T_ROOT/build/ccprobe' "\$@"
+EOF
+chmod +x "$T_TMP/crash1.sh"
+CCPROBE=$T_TMP/crash1.sh "$D" run -p "$FX/local-data.ini" -o "$out" >"$T_TMP/crash.out" 2>"$T_TMP/crash.err"
+rc=$?
+t_check "a rank crashed before writing: the line says so (signal 11) and the phase is launched once more" \
+	grep -q '^ccdiag: phase 1/2 pairs: the launch failed (exit 139, signal 11; see phase-1-pairs.log); launching it once more' "$T_TMP/crash.out"
+t_check "a rank crashed before writing: both tries in the phase log, the second ran to its end" \
+	bash -c "grep -q 'exited on signal 11' '$out/phase-1-pairs.log' && [ \$(grep -c '^ccdiag: the launch failed' '$out/phase-1-pairs.log') -eq 1 ] &&
+		jq -e -s '.[0].type == \"run\" and .[-1].type == \"end\" and .[-1].status == \"complete\"' '$out/phase-1-pairs.jsonl' >/dev/null"
+t_check "a rank crashed before writing: the relaunch passes, only that phase was launched twice (exit $rc)" \
+	bash -c "[ $rc -eq 0 ] && [ \$(grep -c 'once more' '$T_TMP/crash.out') -eq 1 ]"
 
 # a phase past its deadline: one SIGTERM to the launcher, ccprobe's interrupted record, the
 # report incomplete. The collective hangs (CCPROBE_FAULT) and ccprobe's own --timeout is far

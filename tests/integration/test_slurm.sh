@@ -3,7 +3,8 @@
 # cluster (scripts/emucluster, scripts/emuslurm: slurmctld on node0, one slurmd
 # per host in its namespaces): inside salloc, ccdiag launches with srun
 # --mpi=pmix and CPU binding (--cpus-per-task, --cpu-bind=cores), names the
-# degraded node, and --drain leaves it drained with the reason; --drain is
+# degraded node, and --drain leaves it drained with the reason; a task that dies
+# before the run begins ends the step and the phase is launched once more; --drain is
 # refused where no controller answers.
 source "$(dirname "$0")/../lib.sh"
 D=$T_ROOT/build/ccdiag
@@ -52,6 +53,32 @@ t_check "--drain: scontrol drained node2 alone" \
 "$ES" scontrol show node node2 >"$T_TMP/node2"
 t_check "--drain: node2's reason names the failed check and its value" \
 	grep -qE 'Reason=ccdiag netpair-only: netpair diagnosis: node bad: .*netpair_bw node[0-9]-node[0-9] 0\.[0-9]+ Gb/s' "$T_TMP/node2"
+
+# a task that dies of a signal before the run begins (Open MPI 4.1.4 can segfault inside
+# MPI_Init here under load): srun keeps the step (--kill-on-bad-exit=0) and the other tasks
+# wait in MPI_Init for it, so ccdiag stops the step at srun's "task N: <signal>" line and
+# launches the phase once more. The wrapper crashes task 1 of the first launch (node2 is
+# drained now: the two idle nodes).
+cw=/run/ccdiag-slurm/crash1.sh
+cat >"$cw" <<EOF
+#!/bin/bash
+if [ "\${SLURM_PROCID:-}" = 1 ] && mkdir /run/ccdiag-slurm/crashed 2>/dev/null; then kill -SEGV \$\$; fi
+exec '$T_ROOT/build/ccprobe' "\$@"
+EOF
+chmod +x "$cw"
+out=/run/ccdiag-slurm/crash
+CCPROBE=$cw "$ES" salloc -N2 "$D" run -p "$FX/netpair-only.ini" -o "$out" -- --pair-bw-size 1M \
+	>"$T_TMP/crash.out" 2>"$T_TMP/crash.err"
+rc=$?
+t_check "a task crashed before the run: srun's line stops the step, the phase is launched once more" \
+	grep -qE '^ccdiag: phase 1/1 pairs: the launch failed \(stopped: node1: task 1: Segmentation fault.*; see phase-1-pairs.log\); launching it once more' \
+	"$T_TMP/crash.out"
+t_check "a task crashed before the run: the second launch ran netpair to its end on the 2 nodes (exit $rc)" \
+	bash -c "{ [ $rc -eq 0 ] || [ $rc -eq 1 ]; } && jq -e -s '.[0].nodes == 2 and .[-1].type == \"end\" and .[-1].status == \"complete\"' '$out/phase-1-pairs.jsonl' >/dev/null &&
+		[ \$(grep -c '^ccdiag: the launch failed' '$out/phase-1-pairs.log') -eq 1 ]"
+if ! grep -q 'once more' "$T_TMP/crash.out"; then
+	tail -n 15 "$T_TMP/crash.out" "$T_TMP/crash.err" "$out"/phase-*.log 2>&1 | sed 's/^/  /'
+fi
 
 # the configuration stays (a copy: down removes the state folder), the controller is gone
 cp /run/ccdiag-slurm/slurm.conf "$T_TMP/slurm.conf"
