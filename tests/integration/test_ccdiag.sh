@@ -235,6 +235,20 @@ t_check "a rank crashed before writing: both tries in the phase log, the second 
 t_check "a rank crashed before writing: the relaunch passes, only that phase was launched twice (exit $rc)" \
 	bash -c "[ $rc -eq 0 ] && [ \$(grep -c 'once more' '$T_TMP/crash.out') -eq 1 ]"
 
+# the same under srun (tests/fakes/srun: its first step prints srun's line for a task
+# killed by a signal, then hangs as a real step whose other tasks wait in MPI_Init): that
+# line stops the step, long before the deadline (60 s), and the phase is launched once more
+out=$T_TMP/srun
+PATH=$T_ROOT/tests/fakes/srun:$PATH FAKE_SRUN_MARK=$T_TMP/srun-crashed SLURM_JOB_ID=7 SLURM_JOB_NUM_NODES=1 \
+	CCDIAG_PHASE_DEADLINE=60 "$D" run -p "$FX/local-data.ini" -o "$out" >"$T_TMP/srun.out" 2>"$T_TMP/srun.err"
+rc=$?
+t_check "srun, a task killed before the run: its line stops the step, not the deadline; launched once more" \
+	grep -q '^ccdiag: phase 1/2 pairs: the launch failed (stopped: node1: task 1: Segmentation fault (core dumped); see phase-1-pairs.log); launching it once more' \
+	"$T_TMP/srun.out"
+t_check "srun, a task killed before the run: the second step is not stopped by the first one's line; exit $rc" \
+	bash -c "[ $rc -eq 0 ] && [ \$(grep -c 'once more' '$T_TMP/srun.out') -eq 1 ] &&
+		jq -e -s '.[-1].type == \"end\" and .[-1].status == \"complete\"' '$out/phase-1-pairs.jsonl' >/dev/null"
+
 # a phase past its deadline: one SIGTERM to the launcher, ccprobe's interrupted record, the
 # report incomplete. The collective hangs (CCPROBE_FAULT) and ccprobe's own --timeout is far
 # off, so only ccdiag's deadline can end it: 10 s, for ccprobe to start and write its
