@@ -113,19 +113,23 @@ if up 4; then
 		tail -5 "$f.log"
 	fi
 
-	# a rank that hangs mid-round: the watchdog ends the run and names it
+	# a rank that hangs mid-round: the watchdog ends the run and names it. node3 hangs in
+	# the first round (the tournament's round 0 pairs node0 with node3 first), so the
+	# deadline can only run out in that round, whatever a loaded machine does to the rounds
+	# before: with a later round (node2's), a first round slowed past the 10 s by a loaded
+	# machine once ran out first and named node0 and node3 (1 of 4 runs under the CPU hog)
 	f=$T_TMP/hang.jsonl
-	# (10 s: far beyond a healthy round, even on a loaded machine; rank 2 hangs in its first)
-	CCPROBE_FAULT=hang:2 PROBE_ARGS="--timeout 10" probe "$f" 4 -x CCPROBE_FAULT
-	# every leader waits for it at the round's barrier, so all are "not done";
-	# the record's pairs say which pair of the round was running
+	CCPROBE_FAULT=hang:3 PROBE_ARGS="--timeout 10" probe "$f" 4 -x CCPROBE_FAULT
+	# its partner waits for it in the pair, so both are "not done"; the record's pairs say
+	# which pair of the round was running
 	nd=$(q "$f" 'select(.type == "timeout") | [.not_done[].host] | sort' 2>/dev/null)
 	pr=$(q "$f" 'select(.type == "timeout") | .pairs' 2>/dev/null)
-	if [ "$RC" -eq 4 ] && printf '%s' "$nd" | grep -q '"node2"' &&
-		printf '%s' "$pr" | grep -q '"node2"'; then
-		t_pass "hung rank: exit 4, timeout record names node2 (not done $nd, pairs $pr)"
+	st=$(jq -r 'select(.type == "timeout") | "\(.stage) round \(.round)"' "$f" 2>/dev/null)
+	if [ "$RC" -eq 4 ] && printf '%s' "$nd" | grep -q '"node3"' &&
+		printf '%s' "$pr" | grep -q '"node3"' && [ "$st" = "all-pairs round 0" ]; then
+		t_pass "hung rank: exit 4, timeout record names node3 in round 0 (not done $nd, pairs $pr)"
 	else
-		t_fail "hung rank: rc=$RC not_done=$nd pairs=$pr"
+		t_fail "hung rank: rc=$RC not_done=$nd pairs=$pr at $st"
 		tail -5 "$f.log"
 	fi
 else
