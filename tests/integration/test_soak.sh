@@ -72,6 +72,11 @@ rc=$?
 t_check "ccdiag --soak 3 on 2 hosts: exit 0, one soak phase of netpair and all_reduce, both judged" \
 	bash -c "[ $rc -eq 0 ] && grep -q '^ccdiag: phase 1/1 soak: all_reduce netpair: .*all_reduce soak [0-9]* sample(s), netpair soak [0-9]* sample(s)' '$T_TMP/ccdiag.out' &&
 		jq -e '.verdict == \"pass\" and ([.criteria[] | .verdict] == [\"pass\", \"pass\"])' '$out/report/summary.json' >/dev/null"
+if ! grep -q '^ccdiag: phase 1/1 soak: .* exit 0: ' "$T_TMP/ccdiag.out" || [ "$rc" -ne 0 ]; then
+	# what ccdiag, the launcher and the report said, for the log (failed once under the hog)
+	echo "  ccdiag exit $rc; verdicts: $(jq -c '[.verdict, [.criteria[] | [.id, .verdict, .reason // empty]]]' "$out/report/summary.json" 2>&1)"
+	tail -n 20 "$T_TMP/ccdiag.out" "$T_TMP/ccdiag.err" "$out"/phase-*.log 2>&1 | sed 's/^/  /'
+fi
 
 if ! "$EMU" up 3 --rate 1gbit >"$T_TMP/up.log" 2>&1; then
 	t_fail "emucluster up 3: $(tail -1 "$T_TMP/up.log")"
