@@ -115,6 +115,11 @@ t_check "healthy soak: each of the 3 links sampled both ways in every sweep, the
 t_check "healthy soak: all_reduce intervals with their data checked, the slowest rank named" \
 	jq -e -s '[.[] | select(.kind == "soak" and .name == "all_reduce")] | length >= 3 and
 		all(.wrong == 0 and .bytes == 262144 and .scope == "cluster" and (.slowest.host | test("^node[0-2]$")))' "$f"
+if [ "$prc" -ne 0 ]; then # what stopped it, for the log (all_reduce's soak hung once after netpair's)
+	echo "  ccprobe exit $prc; records: $(jq -c -s 'map(select(.kind == "soak")) | group_by(.name) | map([.[0].name, length])' "$f" 2>&1)"
+	jq -c 'select(.type == "timeout" or .type == "error" or .type == "end")' "$f" 2>&1 | head -c 1500 | sed 's/^/  /'
+	tail -n 15 "$f.log" | sed 's/^/  /'
+fi
 
 # a flap: node0-node1 at a tenth of its rate from its sample of sweep 1 until its sample of
 # sweep 3 is in, i.e. for sweeps 2 and 3 (the records stream, so the watcher follows them)
