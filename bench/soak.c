@@ -142,8 +142,18 @@ static double warm_up(struct cc_run *run, const struct backend *be, const struct
 	t0 = timer_now();
 	err = be->start(a) || be->wait();
 	first = timer_now() - t0;
+	/* how many more: one count for every rank (the slowest first operation's), since
+	 * each rank's own clock would run a different number of collectives and hang */
+	res[0] = first;
+	res[1] = err;
+	MPI_Allreduce(MPI_IN_PLACE, res, 2, MPI_DOUBLE, MPI_MAX, run->mpi->world);
+	if (res[1])
+		return -1;
+	int more = fit_ops(0.25 * o->soak_interval, res[0] > 1e-9 ? res[0] : 1e-9);
+	if (more > o->warmup - 1)
+		more = o->warmup - 1;
 	t0 = timer_now();
-	while (!err && n < o->warmup && timer_now() - t0 < 0.25 * o->soak_interval) {
+	for (int i = 0; i < more && !err; i++) {
 		err = be->start(a) || be->wait();
 		n++;
 	}
