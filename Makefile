@@ -74,7 +74,8 @@ LDLIBS   += -lnccl
 endif
 ifeq ($(have_cublaslt),yes)
 CPPFLAGS += -DHAVE_CUBLASLT
-LDLIBS   += -lcublasLt
+# not linked: the gemm probe opens libcublasLt.so.N when a GPU runs it (probes/gemm.c)
+LDLIBS   += -ldl
 endif
 ifeq ($(have_verbs),yes)
 CPPFLAGS += -DHAVE_VERBS
