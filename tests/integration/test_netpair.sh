@@ -117,9 +117,10 @@ if up 4; then
 	# the first round (the tournament's round 0 pairs node0 with node3 first), so the
 	# deadline can only run out in that round, whatever a loaded machine does to the rounds
 	# before: with a later round (node2's), a first round slowed past the 10 s by a loaded
-	# machine once ran out first and named node0 and node3 (1 of 4 runs under the CPU hog)
+	# machine once ran out first and named node0 and node3 (1 of 4 runs under the CPU hog).
+	# The deadline is armed per round only (not in MPI's start-up), so 5 s is enough
 	f=$T_TMP/hang.jsonl
-	CCPROBE_FAULT=hang:3 PROBE_ARGS="--timeout 10" probe "$f" 4 -x CCPROBE_FAULT
+	CCPROBE_FAULT=hang:3 PROBE_ARGS="--timeout 5" probe "$f" 4 -x CCPROBE_FAULT
 	# its partner waits for it in the pair, so both are "not done"; the record's pairs say
 	# which pair of the round was running
 	nd=$(q "$f" 'select(.type == "timeout") | [.not_done[].host] | sort' 2>/dev/null)
@@ -143,10 +144,11 @@ fi
 
 # ---------------------------------------------------------------- degraded
 # A link at 100mbit moves a 4 MiB message in 0.34 s, so every step on it (warm-up
-# and one window, per direction) and every confirming retest takes seconds: 1 MiB
-# messages keep each step near --pair-time and the suite short. The fault stays
-# ten times below a healthy link whatever the message size.
-PROBE_ARGS="--pair-bw-size 1M"
+# and one window, per direction) and every confirming retest takes seconds: 256 KiB
+# messages (21 ms there) keep each step near --pair-time and the suite short (5 hosts
+# with two slow ones: 20 s, 26 s with 1 MiB). The fault stays ten times below a
+# healthy link whatever the message size.
+PROBE_ARGS="--pair-bw-size 256K"
 # check_bad FILE HOST N: HOST and only it is a bad node; its links are explained by it
 check_bad() {
 	local f=$1 host=$2 n=$3 want fl
