@@ -104,7 +104,7 @@ FUZZ_SECONDS ?= 60
 FAKE_SRC := $(wildcard tests/fakes/fake*.c)
 FAKE_LIB := $(if $(filter yes,$(have_cuda)),$(B)/tests/libfakecuda.so)
 
-.PHONY: all check check-loaded demo install clean deps features bench bench-net fuzz asan bench-report bench-compare bench-ccdiag
+.PHONY: all test-bins check check-loaded demo install clean deps features bench bench-net fuzz asan bench-report bench-compare bench-ccdiag
 all: features $(B)/ccprobe $(B)/ccreport $(B)/ccdiag
 
 features:
@@ -210,9 +210,13 @@ asan:
 deps:
 	@scripts/deps.sh
 
+# what the suites need beyond `all`: make check builds it in the local lane, beside the
+# emulated-cluster suites, which need only ccprobe, ccreport and ccdiag (tests/run.sh)
+test-bins: $(TEST_BIN) $(FUZZ_BIN) $(B)/tests/gen_results $(FAKE_LIB)
+
 check: deps
-	@$(MAKE) --no-print-directory -j$$(nproc) all $(TEST_BIN) $(FUZZ_BIN) $(B)/tests/gen_results $(FAKE_LIB)
-	@tests/run.sh
+	@$(MAKE) --no-print-directory -j$$(nproc) all
+	@CCDIAG_TEST_BUILD='$(MAKE) --no-print-directory -j$$(nproc) test-bins' tests/run.sh
 
 # the netpair and report suites beside a busy loop per core (tests/run.sh, CCDIAG_TEST_HOG)
 check-loaded: deps

@@ -80,8 +80,20 @@ for t in tests/integration/test_*.sh; do
 	if grep -q '^t_emu_suite ' "$t"; then emu_suites+=("$t"); else local_suites+=("$t"); fi
 done
 
+# local_lane: first builds what its suites need (CCDIAG_TEST_BUILD, a command: make
+# check's unit binaries, built beside the emulated lane's first suite; a failed build is
+# a failed suite), then runs the unit binaries and the other suites
 local_lane() {
-	local t
+	local t t0=$SECONDS rc
+	if [ -n "${CCDIAG_TEST_BUILD:-}" ]; then
+		bash -c "$CCDIAG_TEST_BUILD" >"$log_dir/build-test-bins.log" 2>&1
+		rc=$?
+		if [ "$rc" -ne 0 ]; then
+			echo "0 1 0 $rc" >"$log_dir/build-test-bins.result"
+			{ flock 9; printf '=== test-bins (%d s)\nFAIL build: %s: exit %d (see %s)\n' \
+				"$((SECONDS - t0))" "$CCDIAG_TEST_BUILD" "$rc" "$log_dir/build-test-bins.log"; } 9>"$print_lock"
+		fi
+	fi
 	for t in build/tests/test_*; do
 		[ -x "$t" ] || continue
 		run_suite unit "$(basename "$t")" "$t"
