@@ -229,8 +229,11 @@ CCPROBE=$T_TMP/crash1.sh "$D" run -p "$FX/local-data.ini" -o "$out" >"$T_TMP/cra
 rc=$?
 t_check "a rank crashed before writing: the line says so (signal 11) and the phase is launched once more" \
 	grep -q '^ccdiag: phase 1/2 pairs: the launch failed (exit 139, signal 11; see phase-1-pairs.log); launching it once more' "$T_TMP/crash.out"
+# (ccdiag's own line: with mpirun's "exited on signal 11" also required, this failed in 1
+# of 6 runs while ccdiag had seen the signal and the relaunch passed; Open MPI's text is
+# not ccdiag's to promise)
 t_check "a rank crashed before writing: both tries in the phase log, the second ran to its end" \
-	bash -c "grep -q 'exited on signal 11' '$out/phase-1-pairs.log' && [ \$(grep -c '^ccdiag: the launch failed' '$out/phase-1-pairs.log') -eq 1 ] &&
+	bash -c "[ \$(grep -c '^ccdiag: the launch failed (exit 139, signal 11' '$out/phase-1-pairs.log') -eq 1 ] &&
 		jq -e -s '.[0].type == \"run\" and .[-1].type == \"end\" and .[-1].status == \"complete\"' '$out/phase-1-pairs.jsonl' >/dev/null"
 t_check "a rank crashed before writing: the relaunch passes, only that phase was launched twice (exit $rc)" \
 	bash -c "[ $rc -eq 0 ] && [ \$(grep -c 'once more' '$T_TMP/crash.out') -eq 1 ]"
