@@ -81,19 +81,12 @@ for t in tests/integration/test_*.sh; do
 done
 
 # local_lane: first builds what its suites need (CCDIAG_TEST_BUILD, a command: make
-# check's unit binaries, built beside the emulated lane's first suite; a failed build is
-# a failed suite), then runs the unit binaries and the other suites
+# check's unit binaries, built beside the emulated lane's first suite; counted as the
+# suite test-bins whatever TESTS says, so a failed build is a failed suite), then runs
+# the unit binaries and the other suites
 local_lane() {
-	local t t0=$SECONDS rc
-	if [ -n "${CCDIAG_TEST_BUILD:-}" ]; then
-		bash -c "$CCDIAG_TEST_BUILD" >"$log_dir/build-test-bins.log" 2>&1
-		rc=$?
-		if [ "$rc" -ne 0 ]; then
-			echo "0 1 0 $rc" >"$log_dir/build-test-bins.result"
-			{ flock 9; printf '=== test-bins (%d s)\nFAIL build: %s: exit %d (see %s)\n' \
-				"$((SECONDS - t0))" "$CCDIAG_TEST_BUILD" "$rc" "$log_dir/build-test-bins.log"; } 9>"$print_lock"
-		fi
-	fi
+	local t
+	[ -z "${CCDIAG_TEST_BUILD:-}" ] || TESTS="" run_suite build test-bins bash -c "$CCDIAG_TEST_BUILD"
 	for t in build/tests/test_*; do
 		[ -x "$t" ] || continue
 		run_suite unit "$(basename "$t")" "$t"
