@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 int mpictx_env_rank(void)
@@ -123,4 +124,36 @@ void mpictx_fini(struct mpictx *ctx)
 	free(ctx->node_leader);
 	free(ctx->node_ranks);
 	MPI_Finalize();
+}
+
+int mpictx_nap_wait(MPI_Request *req)
+{
+	const struct timespec nap = { 0, 100000 };
+	int done = 0;
+
+	for (;;) {
+		if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+			return -1;
+		if (done)
+			return 0;
+		nanosleep(&nap, NULL);
+	}
+}
+
+int mpictx_nap_barrier(MPI_Comm comm)
+{
+	MPI_Request req;
+
+	if (MPI_Ibarrier(comm, &req) != MPI_SUCCESS)
+		return -1;
+	return mpictx_nap_wait(&req);
+}
+
+int mpictx_nap_bcast(void *buf, int count, MPI_Datatype type, MPI_Comm comm)
+{
+	MPI_Request req;
+
+	if (MPI_Ibcast(buf, count, type, 0, comm, &req) != MPI_SUCCESS)
+		return -1;
+	return mpictx_nap_wait(&req);
 }

@@ -45,4 +45,17 @@ void mpictx_fini(struct mpictx *ctx);
  */
 int mpictx_env_rank(void);
 
+/*
+ * Waits for req by testing it between naps of 0.1 ms instead of spinning in
+ * MPI's progress loop: for ranks that wait on others (idle ranks of a pair
+ * tournament, ranks done with their file while the slowest still writes), so
+ * that they leave the cores to the ranks working and, where several hosts
+ * share one kernel (an emulated cluster), to its network stack and
+ * filesystem daemons. Never inside a timed region that waits on the network.
+ * Returns 0, or -1 when MPI failed.
+ */
+int mpictx_nap_wait(MPI_Request *req);
+/* MPI_Barrier and MPI_Bcast (root 0) completed by mpictx_nap_wait. */
+int mpictx_nap_barrier(MPI_Comm comm);
+int mpictx_nap_bcast(void *buf, int count, MPI_Datatype type, MPI_Comm comm);
 #endif

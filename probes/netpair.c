@@ -120,39 +120,6 @@ struct np_ctx {
 	double *rate_mbit;       /* rank 0: [nnodes] each node's link rate, Mb/s; 0 = unknown */
 };
 
-/* Waits for req while sleeping, so that idle ranks leave the cores to the measuring ones. */
-static int lazy_wait(MPI_Request *req)
-{
-	const struct timespec nap = { 0, 100000 };
-	int done = 0;
-
-	for (;;) {
-		if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-			return -1;
-		if (done)
-			return 0;
-		nanosleep(&nap, NULL);
-	}
-}
-
-static int lazy_barrier(MPI_Comm comm)
-{
-	MPI_Request req;
-
-	if (MPI_Ibarrier(comm, &req) != MPI_SUCCESS)
-		return -1;
-	return lazy_wait(&req);
-}
-
-static int lazy_bcast(void *buf, int count, MPI_Datatype type, MPI_Comm comm)
-{
-	MPI_Request req;
-
-	if (MPI_Ibcast(buf, count, type, 0, comm, &req) != MPI_SUCCESS)
-		return -1;
-	return lazy_wait(&req);
-}
-
 /* The data a node sends in a step: a word pattern keyed by sender and step. */
 static uint64_t pattern_seed(int node, int step)
 {
@@ -449,13 +416,13 @@ static int leader_round(struct np_ctx *c, int peer, int is_a, int slot, int nslo
 	if (peer >= 0)
 		watchdog_fault_point(c->mpi->rank, p_bw_size);
 	for (int s = 0; s < (c->lazy ? nslots : 1); s++) {
-		if (lazy_barrier(c->comm))
+		if (mpictx_nap_barrier(c->comm))
 			return -1;
 		if (peer >= 0 && (!c->lazy || s == slot))
 			step_latency(c, peer, is_a, res);
 	}
 	for (int step = 1; step < 4; step++) {
-		if (lazy_barrier(c->comm))
+		if (mpictx_nap_barrier(c->comm))
 			return -1;
 		if (peer < 0)
 			continue;
@@ -615,7 +582,7 @@ static int run_plan(struct np_ctx *c, int stage, const int *pairs, int npairs,
 
 			if (leader_round(c, peer, is_a, slot, nslots, res) ||
 			    MPI_Igather(res, R_NV, MPI_DOUBLE, c->all, R_NV, MPI_DOUBLE, 0, c->comm,
-					&req) != MPI_SUCCESS || lazy_wait(&req)) {
+					&req) != MPI_SUCCESS || mpictx_nap_wait(&req)) {
 				log_error("netpair round %d failed", base + r);
 				watchdog_disarm();
 				return -1;
@@ -642,7 +609,7 @@ static int run_broadcast_plan(struct np_ctx *c, int stage, int *pairs, int npair
 	int hdr[2] = { npairs, stage }, rc = -1, nrounds;
 	int *round_of = NULL;
 
-	if (lazy_bcast(hdr, 2, MPI_INT, c->mpi->world))
+	if (mpictx_nap_bcast(hdr, 2, MPI_INT, c->mpi->world))
 		return -1;
 	if (hdr[0] < 0)
 		return 1;   /* done */
@@ -654,7 +621,7 @@ static int run_broadcast_plan(struct np_ctx *c, int stage, int *pairs, int npair
 		}
 	}
 	round_of = malloc((size_t)hdr[0] * sizeof(int) + 1);
-	if (!round_of || lazy_bcast(pairs, 2 * hdr[0], MPI_INT, c->mpi->world))
+	if (!round_of || mpictx_nap_bcast(pairs, 2 * hdr[0], MPI_INT, c->mpi->world))
 		goto out;
 	nrounds = schedule_pack(c->nnodes, pairs, hdr[0], round_of);
 	if (nrounds >= 0)
@@ -1072,7 +1039,7 @@ static int np_open(struct np_ctx *c, int ok, int mode[3], int *slack)
 	if (c->leader && c->comm != MPI_COMM_NULL && choose_mode(c, mode))
 		ok = 0;
 	MPI_Allreduce(&ok, &allok, 1, MPI_INT, MPI_MIN, mpi->world);
-	if (allok && lazy_bcast(mode, 3, MPI_INT, mpi->world))
+	if (allok && mpictx_nap_bcast(mode, 3, MPI_INT, mpi->world))
 		allok = 0;
 	c->lazy = mode[0];
 	c->cap = mode[1];
@@ -1184,7 +1151,7 @@ static int netpair_run(struct cc_run *run)
 			print_matrix(&c);
 		if (!rc)
 			drc = np_diagnose(&d, p_retest ? retest_cb : NULL, &c);
-		lazy_bcast(hdr, 2, MPI_INT, mpi->world);
+		mpictx_nap_bcast(hdr, 2, MPI_INT, mpi->world);
 		if (rc) {
 			run_error(run, "probe", "netpair", "the all-pairs pass failed (see the log)");
 		} else if (drc) {
@@ -1208,7 +1175,7 @@ static int netpair_run(struct cc_run *run)
 	}
 out:
 	/* every rank returns rank 0's answer */
-	if (lazy_bcast(&rc, 1, MPI_INT, mpi->world))
+	if (mpictx_nap_bcast(&rc, 1, MPI_INT, mpi->world))
 		rc = CC_EXIT_RUNTIME;
 	np_close(&c, slack);
 	np_diag_free(&d);
@@ -1235,7 +1202,7 @@ static int soak_round(struct np_ctx *c, int peer, int is_a, double *res)
 	if (peer >= 0)
 		watchdog_fault_point(c->mpi->rank, p_bw_size);
 	for (int step = 1; step < 3; step++) {
-		if (lazy_barrier(c->comm))
+		if (mpictx_nap_barrier(c->comm))
 			return -1;
 		if (peer >= 0)
 			step_uni(c, peer, step == 1 ? is_a : !is_a, me, step, res);
@@ -1364,7 +1331,7 @@ static int netpair_soak(struct cc_run *run)
 
 				if (soak_round(&c, peer, is_a, res) ||
 				    MPI_Igather(res, R_NV, MPI_DOUBLE, c.all, R_NV, MPI_DOUBLE, 0,
-						c.comm, &req) != MPI_SUCCESS || lazy_wait(&req)) {
+						c.comm, &req) != MPI_SUCCESS || mpictx_nap_wait(&req)) {
 					log_error("netpair soak sweep %d round %d failed", sweep, r);
 					watchdog_abort(CC_EXIT_RUNTIME);
 				}
@@ -1408,14 +1375,14 @@ static int netpair_soak(struct cc_run *run)
 			stop = t >= o->soak_s;
 		}
 		sweep++;
-		if (lazy_bcast(&stop, 1, MPI_INT, mpi->world))
+		if (mpictx_nap_bcast(&stop, 1, MPI_INT, mpi->world))
 			watchdog_abort(CC_EXIT_RUNTIME);
 	}
 	if (mpi->rank == 0)
 		log_info("netpair: soak of %d sweep(s) in %.1f s", sweep, timer_now() - t0);
 	rc = c.failed ? CC_EXIT_FAIL : CC_EXIT_OK;
 out:
-	if (lazy_bcast(&rc, 1, MPI_INT, mpi->world))
+	if (mpictx_nap_bcast(&rc, 1, MPI_INT, mpi->world))
 		rc = CC_EXIT_RUNTIME;
 	np_close(&c, slack);
 	free(pairs);
