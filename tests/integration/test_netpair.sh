@@ -29,10 +29,14 @@ up() {
 # A run that names a bad node exits 1, and mpirun then waits a second per daemon
 # before it kills ranks that already left (odls_base_sigkill_timeout): 3-4 s a run
 # here. No signal is sent to these runs, so that wait protects nothing.
+# 200 latency ping-pongs a pair, not 1000: latency is not judged on a shared kernel,
+# and a busy-polled ping-pong beside other work waits a time slice now and then
+# (measured: a 4-host run 5.8 s alone, 9.8 s beside two niced busy loops, 6.6 s so).
 probe() {
 	local out=$1 np=$2
 	shift 2
-	"$EMU" mpirun "$@" --mca odls_base_sigkill_timeout 0 -np "$np" "$PROBE" -q -o "$out" netpair $PROBE_ARGS \
+	"$EMU" mpirun "$@" --mca odls_base_sigkill_timeout 0 -np "$np" "$PROBE" -q -o "$out" netpair \
+		--pair-iters 200 $PROBE_ARGS \
 		>"$out.log" 2>&1
 	RC=$?
 }
