@@ -107,10 +107,24 @@ emu_lane() {
 	done
 }
 
+# The local lane runs at a lower priority (nice 10, CCDIAG_TEST_LOCAL_NICE) on a quiet
+# machine: the emulated lane is the longer one, and its suites wait on shaped links,
+# ping-pongs and deadlines, so it must get a core the moment it wants one; the local
+# suites fill the rest. Under the CPU hog both lanes keep the hog's own priority: a niced
+# suite beside busy loops would be starved far beyond what another job on a node does.
+if [ "${CCDIAG_TEST_HOG:-0}" = 1 ]; then
+	LOCAL_NICE=${CCDIAG_TEST_LOCAL_NICE:-0}
+else
+	LOCAL_NICE=${CCDIAG_TEST_LOCAL_NICE:-10}
+fi
+
 lane_pid=
 trap '[ -n "$lane_pid" ] && kill "$lane_pid" 2>/dev/null; [ ${#hogs[@]} -eq 0 ] || kill "${hogs[@]}" 2>/dev/null' EXIT
 if [ "${CCDIAG_TEST_JOBS:-2}" -gt 1 ]; then
-	local_lane &
+	(
+		[ "$LOCAL_NICE" = 0 ] || renice -n "$LOCAL_NICE" -p "$BASHPID" >/dev/null
+		local_lane
+	) &
 	lane_pid=$!
 	emu_lane
 	wait "$lane_pid"
