@@ -14,7 +14,7 @@
  *     with at least one good link is known-good enough to be a partner.
  *  3. Pass 2a: each suspect node is retested against known-good partners,
  *     preferring partners it already had a good link with; failing against
- *     every partner makes it bad, passing against all clears it.
+ *     every partner makes it bad, passing against one at least clears it.
  *  4. Pass 2b: a suspect link whose two nodes were both cleared is retested
  *     itself: still out of tolerance makes it a bad link (a link fault, not
  *     a node fault), else it was transient. A suspect link with a bad node is
