@@ -155,7 +155,11 @@ for p in "${pages[@]}"; do
 			t_pass "$name: index.html holds no http:// or https:// URI"
 		fi
 	fi
-	chrome "$name" "file://$page" --screenshot="$T_TMP/$name.png" --window-size=1280,2000 >/dev/null
+	# one launch takes the screenshot and, where asked, dumps the parsed DOM on stdout
+	dump=()
+	[ "$dom" -eq 1 ] && dump=(--dump-dom)
+	chrome "$name" "file://$page" --screenshot="$T_TMP/$name.png" --window-size=1280,2000 "${dump[@]}" \
+		>"$T_TMP/$name.dom"
 	rc=$?
 	if [ "$rc" -ne 0 ] || [ ! -s "$T_TMP/$name.png" ]; then
 		t_fail "$name: chromium exited $rc without a screenshot: $(tail -c 300 "$T_TMP/$name.log")"
@@ -174,7 +178,6 @@ for p in "${pages[@]}"; do
 		t_fail "$name: screenshot blank or without the banner: ${ncol:-?} colours, banner ${has:-?} $(head -c 200 "$T_TMP/$name.py")"
 	fi
 	[ "$dom" -eq 1 ] || continue
-	chrome "$name-dom" "file://$page" --dump-dom >"$T_TMP/$name.dom"
 	want=$(grep -c '^<svg' "$page")
 	got=$(grep -o '<svg' "$T_TMP/$name.dom" | wc -l)
 	if [ -s "$T_TMP/$name.dom" ] && ! grep -qi '<script' "$T_TMP/$name.dom" && [ "$got" -eq "$want" ]; then
