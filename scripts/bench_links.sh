@@ -27,7 +27,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 [ -x build/ccprobe ] || { echo "bench_links: build/ccprobe missing; run make" >&2; exit 2; }
 command -v jq >/dev/null || { echo "bench_links: needs jq" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "bench_links: needs python3" >&2; exit 2; }
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/bench_links.XXXXXX")
+# under /var/tmp: every emulated host sees it (each has a private /tmp)
+TMP=$(mktemp -d /var/tmp/bench_links.XXXXXX)
 hogs=()
 trap '"$EMU" down >/dev/null 2>&1; [ ${#hogs[@]} -eq 0 ] || kill "${hogs[@]}" 2>/dev/null; rm -rf "$TMP"' EXIT
 trap 'exit 130' INT TERM

@@ -6,7 +6,7 @@
 # Several ranks per host change nothing; a hung rank is named by the watchdog.
 # No speed is asserted (scripts/bench_netpair.sh prints the figures).
 # CCDIAG_TEST_HOG=1 (tests/run.sh starts a busy loop per core beside the
-# suites): 5 healthy runs each of 4 and 6 hosts instead of 2 and 1.
+# suites): 5 healthy runs each of 4 and 6 hosts instead of one each.
 # Needs root (network namespaces); 2-4 minutes, much more under the hog.
 source "$(dirname "$0")/../lib.sh"
 
