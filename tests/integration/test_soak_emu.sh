@@ -2,7 +2,7 @@
 # tests/integration/test_soak_emu.sh: soaks and their judgement on the emulated cluster
 # (scripts/emucluster): `ccdiag run --soak` end to end; a healthy soak of 3 hosts blames
 # no link; a link slowed two-hundredfold for the first two sweeps of a soak (emucluster link) is named,
-# alone. No bandwidth value is asserted (docs/netpair.md has the figures). ~25 s. The soaks
+# alone. No bandwidth value is asserted (docs/netpair.md has the figures). ~30 s. The soaks
 # on one host are in test_soak.sh.
 source "$(dirname "$0")/../lib.sh"
 P=$T_ROOT/build/ccprobe
