@@ -255,7 +255,7 @@ install: all
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/ccdiag/
 
 clean:
-	rm -rf $(B) build-asan build-fuzz
+	rm -rf $(B) build-asan build-fuzz build-nocuda build-lean
 
 -include $(LIB_OBJ:.o=.d) $(RPT_OBJ:.o=.d) $(B)/obj/ccprobe.d $(B)/robj/report/main.d
 

@@ -28,6 +28,19 @@ t_done() {
 
 t_is_root() { [ "$(id -u)" -eq 0 ]; }
 
+# t_make_lean: builds ccprobe without libibverbs and without cuBLASLt (CUDA and NCCL
+# kept) into build-lean: one build for the suites that check what a probe says when
+# its library was left out (test_gemm_fake: gemm; test_ib: ib). make's output is left
+# in $T_TMP/make.log; the exit code is make's, and 1 when the compiler warned. Two
+# suites may build it at once (tests/run.sh's lanes): one waits for the other (a lock).
+T_LEAN=$T_ROOT/build-lean
+t_make_lean() {
+	mkdir -p "$T_LEAN" || return
+	flock -w 600 "$T_LEAN/.lock" make -C "$T_ROOT" --no-print-directory -j2 USE_VERBS=no USE_CUBLASLT=no \
+		B=build-lean build-lean/ccprobe >"$T_TMP/make.log" 2>&1 || return
+	! grep -qE 'warning|error' "$T_TMP/make.log"
+}
+
 # t_emu_suite DESC: the rest of the suite runs on the emulated cluster ($EMU,
 # scripts/emucluster): without root, skips DESC and ends the suite; as root,
 # takes the cluster down on every exit, an interrupt included.  Every emulated

@@ -168,10 +168,9 @@ for bad in "--gemm-shapes 100" "--gemm-dtypes int8" "--gemm-iters 0" "--gemm-sec
 		bash -c "[ $rc -eq 2 ] && head -1 '$T_TMP/err' | grep -q -- '^ccprobe: error: .*${bad%% *}'"
 done
 
-# built without cuBLASLt: gemm exists and says so
-NB=$T_ROOT/build-nocublaslt
-if make -C "$T_ROOT" --no-print-directory -s -j2 USE_CUBLASLT=no B=build-nocublaslt \
-	build-nocublaslt/ccprobe >"$T_TMP/make.log" 2>&1; then
+# built without cuBLASLt: gemm exists and says so (build-lean: no verbs either)
+NB=$T_LEAN
+if t_make_lean; then
 	t_check "USE_CUBLASLT=no: --list says gemm is not built, and why" \
 		grep -q "^  gemm .*not built: built without cuBLASLt" < <("$NB/ccprobe" --list)
 	out=$T_TMP/nocublaslt.jsonl
@@ -182,7 +181,7 @@ if make -C "$T_ROOT" --no-print-directory -s -j2 USE_CUBLASLT=no B=build-nocubla
 	t_check "USE_CUBLASLT=no: the header's features say cublaslt false" \
 		jq -e -s '.[0].features.cublaslt == false' "$out"
 else
-	t_fail "make USE_CUBLASLT=no failed: $(tail -3 "$T_TMP/make.log")"
+	t_fail "make USE_CUBLASLT=no USE_VERBS=no failed or warned: $(grep -m3 -E 'warning|error' "$T_TMP/make.log" || tail -3 "$T_TMP/make.log")"
 fi
 
 t_done

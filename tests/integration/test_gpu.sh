@@ -99,7 +99,7 @@ fi
 
 # a build without CUDA: every GPU part exists and says it was not built
 NB=$T_ROOT/build-nocuda
-if make -C "$T_ROOT" --no-print-directory -s USE_CUDA=no B=build-nocuda build-nocuda/ccprobe \
+if make -C "$T_ROOT" --no-print-directory -s -j2 USE_CUDA=no B=build-nocuda build-nocuda/ccprobe \
 	>"$T_TMP/make.log" 2>&1; then
 	t_pass "make USE_CUDA=no B=build-nocuda builds"
 	t_check "no-CUDA build: the nccl backend is listed as not built" \
