@@ -1,13 +1,13 @@
 #!/bin/bash
 # tests/integration/test_netpair.sh: the netpair probe on an emulated cluster
-# (scripts/emucluster): healthy 1gbit clusters of 4 and 6 hosts blame nothing,
+# (scripts/emucluster): a healthy 1gbit cluster of 4 hosts blames nothing,
 # and faults fifty times slower than a healthy link (20mbit) are named exactly: one slow
 # node, one slow link between two healthy nodes, two slow nodes at once.
 # Several ranks per host change nothing; a hung rank is named by the watchdog.
 # No speed is asserted (scripts/bench_netpair.sh prints the figures).
 # CCDIAG_TEST_HOG=1 (tests/run.sh starts a busy loop per core beside the
-# suites): 5 healthy runs each of 4 and 6 hosts instead of one each.
-# Needs root (network namespaces); 2-4 minutes, much more under the hog.
+# suites): 5 healthy runs each of 4 and 6 hosts instead of one of 4.
+# Needs root (network namespaces); 1-2 minutes, much more under the hog.
 source "$(dirname "$0")/../lib.sh"
 
 EMU=$T_ROOT/scripts/emucluster
@@ -80,7 +80,10 @@ records() { q "$1" 'select(.type == "measurement" and .name == "netpair" and .pa
 # Healthy clusters must blame nothing: no bad node, no bad link, exit 0. A link
 # slowed by a busy machine may be suspect in pass 1 and transient on its retest;
 # how fast the links ran is not asserted (scripts/bench_netpair.sh prints it).
-if [ "${CCDIAG_TEST_HOG:-0}" = 1 ]; then RUNS4=5 RUNS6=5; else RUNS4=1 RUNS6=1; fi
+# On a quiet machine one run of 4 hosts; the 6-host cluster's 15 pairs (~15 s) run under
+# the CPU hog, where noise could blame a healthy link (the 5-host fault case below has
+# an odd count's idle host in every round).
+if [ "${CCDIAG_TEST_HOG:-0}" = 1 ]; then RUNS4=5 RUNS6=5; else RUNS4=1 RUNS6=0; fi
 
 # healthy N RUNS: RUNS runs on the N-host cluster that is up, each blaming nothing
 healthy() {
@@ -115,14 +118,16 @@ if up 4; then
 			(.src | test("^node[0-9]$")) and (.dst_node | type == "number") and
 			(.bw_Gbps / .bw_GBps / 8 - 1 | fabs < 1e-6) and .bytes == 4194304'
 
-	# several ranks per host: only the leaders measure, the rest follow
+	# several ranks per host: only the leaders measure, the rest follow. 3 of the 4 hosts
+	# (mpirun fills node0's 2 slots, then node1's, node2's): 3 rounds, each with a host idle
 	f=$T_TMP/ppn2.jsonl
-	probe "$f" 8 --ppn 2
+	probe "$f" 6 --ppn 2
 	bl=$(blamed "$f")
-	if [ "$RC" -eq 0 ] && [ -z "$bl" ] && [ "$(records "$f")" -eq 24 ]; then
-		t_pass "4 hosts x 2 ranks: same 24 records, nothing blamed"
+	if [ "$RC" -eq 0 ] && [ -z "$bl" ] && [ "$(records "$f")" -eq 12 ] &&
+		[ "$(q "$f" 'select(.type == "run") | .nodes')" = 3 ]; then
+		t_pass "3 hosts x 2 ranks: the leaders' 12 records, nothing blamed"
 	else
-		t_fail "4 hosts x 2 ranks: rc=$RC blamed='$bl' records=$(records "$f")"
+		t_fail "3 hosts x 2 ranks: rc=$RC blamed='$bl' records=$(records "$f") nodes=$(q "$f" 'select(.type == "run") | .nodes')"
 		evidence "$f"
 	fi
 
@@ -149,7 +154,9 @@ if up 4; then
 else
 	t_fail "emucluster up 4"
 fi
-if up 6; then
+if [ "$RUNS6" -eq 0 ]; then
+	:
+elif up 6; then
 	healthy 6 "$RUNS6"
 else
 	t_fail "emucluster up 6"
