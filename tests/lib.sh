@@ -11,9 +11,10 @@ T_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ccdiag-test.XXXXXX")
 trap 'rm -rf "$T_TMP"' EXIT
 
-t_pass() { T_PASS=$((T_PASS + 1)); printf 'PASS %s: %s\n' "$T_SUITE" "$*"; }
-t_fail() { T_FAIL=$((T_FAIL + 1)); printf 'FAIL %s: %s\n' "$T_SUITE" "$*"; }
-t_skip() { T_SKIP=$((T_SKIP + 1)); printf 'SKIP %s: %s\n' "$T_SUITE" "$*"; }
+# each line ends with the seconds since the suite started: where a suite's time goes
+t_pass() { T_PASS=$((T_PASS + 1)); printf 'PASS %s: %s [%d s]\n' "$T_SUITE" "$*" "$SECONDS"; }
+t_fail() { T_FAIL=$((T_FAIL + 1)); printf 'FAIL %s: %s [%d s]\n' "$T_SUITE" "$*" "$SECONDS"; }
+t_skip() { T_SKIP=$((T_SKIP + 1)); printf 'SKIP %s: %s [%d s]\n' "$T_SUITE" "$*" "$SECONDS"; }
 
 # t_check DESC CMD...: pass when CMD exits 0.
 t_check() {

@@ -2,8 +2,10 @@
 # tests/run.sh: runs every test suite (unit binaries under build/tests and
 # tests/integration/test_*.sh) and ends with one line
 # "check: N passed, N failed" over all of them. Exit 0 only when none failed.
-# Two lanes run side by side: the emulated-cluster suites, one at a time, and
-# every other suite; each suite's block is printed when it ends, with its
+# Lanes run side by side: the emulated-cluster suites, one at a time; the suites
+# that mostly wait for their faults' deadlines ("# lane: waiting"); every other
+# suite. Each suite's block is printed when it ends, with its seconds; the
+# timeline (build/test-logs/timeline) gives each suite's start, end and CPU
 # seconds. CCDIAG_TEST_JOBS=1 runs the lanes one after the other.
 # TESTS=pattern limits the suites run (a substring of the suite name; several
 # patterns separated by spaces run the suites that match any).
@@ -32,7 +34,12 @@ run_suite() {
 	[ -z "${TESTS:-}" ] || [ "$hit" -eq 1 ] || return 0
 	log="$log_dir/$kind-$name.log"
 	t0=$SECONDS
-	"$@" >"$log" 2>&1
+	if [ -x /usr/bin/time ]; then
+		# the CPU seconds of the suite and what it waited for (user sys), for the timeline
+		/usr/bin/time -f '%U %S' -o "$log.cpu" "$@" >"$log" 2>&1
+	else
+		"$@" >"$log" 2>&1
+	fi
 	rc=$?
 	if grep -q '^\[==========\]' "$log"; then
 		# cmocka: "[  PASSED  ] N test(s)." and "[  FAILED  ] N test(s), listed below:"
@@ -54,8 +61,9 @@ run_suite() {
 		block+=$'\n'"$name: exited $rc without a counted failure (see $log)"
 	fi
 	echo "$p $f $s $rc" >"$log_dir/$kind-$name.result"
-	# the lanes' timeline, seconds since the start (bash's SECONDS): where the wall time goes
-	printf '%d %d %s\n' "$t0" "$SECONDS" "$name" >>"$log_dir/timeline"
+	# the lanes' timeline, seconds since the start (bash's SECONDS), and the CPU seconds
+	# (user, sys) the suite used: where the wall time goes
+	printf '%d %d %s %s\n' "$t0" "$SECONDS" "$name" "$(tail -n 1 "$log.cpu" 2>/dev/null)" >>"$log_dir/timeline"
 	{ flock 9; printf '%s\n' "$block"; } 9>"$print_lock"
 }
 
@@ -75,11 +83,20 @@ fi
 # takes a host-wide lock: its namespace names are global, so two test runs (or
 # a test and make demo) must not overlap.
 EMU_LOCK=/run/lock/ccdiag-emucluster.lock
-emu_suites=() local_suites=()
+emu_suites=() local_suites=() wait_suites=()
 for t in tests/integration/test_*.sh; do
 	[ -f "$t" ] || continue
-	# a suite that builds the emulated cluster calls t_emu_suite (tests/lib.sh)
-	if grep -q '^t_emu_suite ' "$t"; then emu_suites+=("$t"); else local_suites+=("$t"); fi
+	# a suite that builds the emulated cluster calls t_emu_suite (tests/lib.sh); one that
+	# spends most of its time waiting for its faults' deadlines to run out, not on a
+	# CPU, says "# lane: waiting" and runs in a third lane beside the other two (on a
+	# quiet machine: under the CPU hog the local lane runs it, as before)
+	if grep -q '^t_emu_suite ' "$t"; then
+		emu_suites+=("$t")
+	elif grep -q '^# lane: waiting' "$t" && [ "${CCDIAG_TEST_HOG:-0}" != 1 ]; then
+		wait_suites+=("$t")
+	else
+		local_suites+=("$t")
+	fi
 done
 
 # local_lane: first builds what its suites need (CCDIAG_TEST_BUILD, a command: make
@@ -98,6 +115,13 @@ local_lane() {
 	done
 }
 
+wait_lane() {
+	local t
+	for t in "${wait_suites[@]}"; do
+		run_suite integration "$(basename "$t" .sh)" bash "$t"
+	done
+}
+
 emu_lane() {
 	local t
 	for t in "${emu_suites[@]}"; do
@@ -109,7 +133,7 @@ emu_lane() {
 	done
 }
 
-# The local lane runs at a lower priority (nice 10, CCDIAG_TEST_LOCAL_NICE) on a quiet
+# The local and waiting lanes run at a lower priority (nice 10, CCDIAG_TEST_LOCAL_NICE) on a quiet
 # machine: the emulated lane is the longer one, and its suites wait on shaped links,
 # ping-pongs and deadlines, so it must get a core the moment it wants one; the local
 # suites fill the rest. Under the CPU hog both lanes keep the hog's own priority: a niced
@@ -120,19 +144,34 @@ else
 	LOCAL_NICE=${CCDIAG_TEST_LOCAL_NICE:-10}
 fi
 
-lane_pid=
-trap '[ -n "$lane_pid" ] && kill "$lane_pid" 2>/dev/null; [ ${#hogs[@]} -eq 0 ] || kill "${hogs[@]}" 2>/dev/null' EXIT
+lane_pid= wait_pid=
+trap '[ -n "$lane_pid" ] && kill "$lane_pid" 2>/dev/null; [ -n "$wait_pid" ] && kill "$wait_pid" 2>/dev/null; [ ${#hogs[@]} -eq 0 ] || kill "${hogs[@]}" 2>/dev/null' EXIT
 if [ "${CCDIAG_TEST_JOBS:-2}" -gt 1 ]; then
 	(
 		[ "$LOCAL_NICE" = 0 ] || renice -n "$LOCAL_NICE" -p "$BASHPID" >/dev/null
 		local_lane
 	) &
 	lane_pid=$!
+	if [ ${#wait_suites[@]} -gt 0 ]; then
+		(
+			[ "$LOCAL_NICE" = 0 ] || renice -n "$LOCAL_NICE" -p "$BASHPID" >/dev/null
+			# after the unit binaries' build (the local lane's first suite): they may need it
+			while [ ! -e "$log_dir/build-test-bins.result" ] && [ -n "${CCDIAG_TEST_BUILD:-}" ] &&
+				kill -0 "$lane_pid" 2>/dev/null; do
+				sleep 1
+			done
+			wait_lane
+		) &
+		wait_pid=$!
+	fi
 	emu_lane
 	wait "$lane_pid"
 	lane_pid=
+	[ -z "$wait_pid" ] || wait "$wait_pid"
+	wait_pid=
 else
 	local_lane
+	wait_lane
 	emu_lane
 fi
 

@@ -2,6 +2,7 @@
 # Faults end in records, not frozen jobs: a hung rank gives a timeout record
 # naming the measurement, deadline and ranks not done; a signal gives an
 # interrupted end record; everything measured before stays readable.
+# lane: waiting (tests/run.sh: its time goes mostly to deadlines that run out, not to a CPU)
 source "$(dirname "$0")/../lib.sh"
 P=$T_ROOT/build/ccprobe
 FAST=(-n 3 -w 1 -r 3)

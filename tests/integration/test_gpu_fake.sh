@@ -4,6 +4,7 @@
 # (tests/fakes/fake.h, LD_PRELOADed), on 2 and 4 local ranks: every GPU is
 # measured (a soak of -B nccl too), records and the inventory say "transport":
 # "fake", and ccreport leaves them unjudged. The defect cases of issue 11 follow, one per check.
+# lane: waiting (tests/run.sh: its time goes mostly to deadlines that run out, not to a CPU)
 source "$(dirname "$0")/../lib.sh"
 P=$T_ROOT/build/ccprobe
 FAST=(-n 2 -w 1 -r 2 -b 1M -e 2M)

@@ -3,6 +3,7 @@
 # refused, a hung interval ends in a timeout record naming the rank and host, and records
 # already measured survive a kill. The emulated cluster's soaks are in test_soak_emu.sh.
 # ~10 s.
+# lane: waiting (tests/run.sh: its time goes mostly to deadlines that run out, not to a CPU)
 source "$(dirname "$0")/../lib.sh"
 P=$T_ROOT/build/ccprobe
 R=$T_ROOT/build/ccreport

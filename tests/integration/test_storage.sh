@@ -4,6 +4,7 @@
 # data checked, nothing left), a corrupted block found, a rank killed
 # mid-write leaving nothing of the run, the checkpoint estimate against a hand
 # computation. The emulated cluster's GlusterFS volume: test_storage_emu.sh.
+# lane: waiting (tests/run.sh: its time goes mostly to deadlines that run out, not to a CPU)
 # shellcheck source=SCRIPTDIR/../lib.sh disable=SC1091
 source "$(dirname "$0")/../lib.sh"
 
