@@ -110,14 +110,13 @@ local_lane() {
 		[ -x "$t" ] || continue
 		run_suite unit "$(basename "$t")" "$t"
 	done
-	for t in "${local_suites[@]}"; do
-		run_suite integration "$(basename "$t" .sh)" bash "$t"
-	done
+	run_scripts "${local_suites[@]}"
 }
 
-wait_lane() {
+# run_scripts SUITE...: the shell suites given, one after the other
+run_scripts() {
 	local t
-	for t in "${wait_suites[@]}"; do
+	for t; do
 		run_suite integration "$(basename "$t" .sh)" bash "$t"
 	done
 }
@@ -160,7 +159,7 @@ if [ "${CCDIAG_TEST_JOBS:-2}" -gt 1 ]; then
 				kill -0 "$lane_pid" 2>/dev/null; do
 				sleep 1
 			done
-			wait_lane
+			run_scripts "${wait_suites[@]}"
 		) &
 		wait_pid=$!
 	fi
@@ -171,7 +170,7 @@ if [ "${CCDIAG_TEST_JOBS:-2}" -gt 1 ]; then
 	wait_pid=
 else
 	local_lane
-	wait_lane
+	run_scripts "${wait_suites[@]}"
 	emu_lane
 fi
 
