@@ -592,6 +592,43 @@ static int feed_measurement(const struct rv *r, long line, void *ctx)
 	return -1;
 }
 
+/* a run id of ccdiag's phases that were not run: no run, shared by all of them (docs/ccdiag.md) */
+static int no_run_id(const char *id)
+{
+	if (!id || !*id)
+		return 1;
+	for (; *id; id++)
+		if (*id != '0')
+			return 0;
+	return 1;
+}
+
+/*
+ * The input just read is not one read before: the same bytes, or the same
+ * run under two names, would count its ranks and records twice. 0, or -1
+ * with a message naming both.
+ */
+static int twice(struct eval *e, char *err, size_t len)
+{
+	const struct input_info *in = &e->in[e->nin - 1];
+
+	for (int i = 0; i < e->nin - 1; i++) {
+		const struct input_info *o = &e->in[i];
+
+		if (*in->sha256 && !strcmp(in->sha256, o->sha256)) {
+			snprintf(err, len, "%s: the same file as %s (SHA-256 %.16s...): give each input once",
+				 in->path, o->path, in->sha256);
+			return -1;
+		}
+		if (!no_run_id(in->run_id) && streq(in->run_id, o->run_id)) {
+			snprintf(err, len, "%s: run id %s is also %s's: the same run given twice", in->path,
+				 in->run_id, o->path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* reads path, or buf when it is non-NULL (named path), into e->in[e->nin], allocated */
 static int read_input(struct eval *e, const char *path, const char *buf, size_t size,
 		      char *err, size_t len)
@@ -612,7 +649,7 @@ int eval_read_inputs(struct eval *e, char **paths, int npaths, char *err, size_t
 		return -1;
 	}
 	for (int i = 0; i < npaths; i++)
-		if (read_input(e, paths[i], NULL, 0, err, len))
+		if (read_input(e, paths[i], NULL, 0, err, len) || twice(e, err, len))
 			return -1;
 	return 0;
 }

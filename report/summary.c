@@ -110,8 +110,8 @@ static json_t *input_json(const struct input_info *in)
 	json_array_foreach(json_object_get(in->header, "hosts"), i, h)
 		if (json_is_string(json_object_get(h, "name")))
 			json_array_append(hosts, json_object_get(h, "name"));
-	return json_pack("{s:s, s:s, s:s, s:I, s:s, s:o, s:I, s:O?}", "path", in->path,
-			 "run_id", in->run_id ?: "", "start_utc", in->start_utc ?: "",
+	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:o, s:I, s:O?}", "path", in->path,
+			 "sha256", in->sha256, "run_id", in->run_id ?: "", "start_utc", in->start_utc ?: "",
 			 "records", (json_int_t)in->records, "end", in->end, "hosts", hosts, "ranks",
 			 json_integer_value(json_object_get(in->header, "world_size")),
 			 "features", json_object_get(in->header, "features"));

@@ -1,6 +1,6 @@
 #!/bin/sh
 # scripts/deps.sh: installs the Debian packages ccdiag builds, tests and runs
-# with (libsqlite3-dev: ccreport's history; sqlite3 and prometheus, whose promtool
+# with (libsqlite3-dev: ccreport's history; libssl-dev: the SHA-256 of each input, libcrypto; sqlite3 and prometheus, whose promtool
 # validates the --prom exposition: the tests). Idempotent: installs only what is missing. As root it runs apt-get;
 # otherwise it prints the apt-get line and exits 1. OPTIONAL packages (a
 # browser for tests/integration/test_report_html.sh) are tried when the
@@ -12,7 +12,7 @@
 set -eu
 
 # what `make` alone needs to build ccprobe and ccreport
-BUILD="gcc make openmpi-bin libopenmpi-dev libjansson-dev libinih-dev libsqlite3-dev"
+BUILD="gcc make openmpi-bin libopenmpi-dev libjansson-dev libinih-dev libsqlite3-dev libssl-dev"
 PACKAGES="$BUILD pkg-config libcmocka-dev
 jq iproute2 util-linux iputils-ping gnuplot-nox libibverbs-dev librdmacm-dev
 glusterfs-server glusterfs-client fio sqlite3 prometheus
