@@ -16,6 +16,7 @@ struct input_info {
 	long records;
 	char end[16];            /* complete, timeout, interrupted, missing */
 	json_t *header;          /* the run record (owned) */
+	int netpair;             /* netpair measurements seen: every pair of the header's hosts is due */
 	char sha256[65];         /* of the file's bytes, hex; "" when it was not read to its end */
 };
 
