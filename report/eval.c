@@ -50,6 +50,7 @@ int eval_init(struct eval *e, const struct profile *p)
 	e->diagnoses = json_array();
 	e->timeouts = json_array();
 	e->unjudged = json_array();
+	e->inventoried = json_pack("{s:{}, s:{}}", "gpu", "rdma");
 	e->versions = json_object();
 	e->outliers = json_array();
 	e->fits = json_object();
@@ -57,7 +58,7 @@ int eval_init(struct eval *e, const struct profile *p)
 	e->scaling = json_array();
 	e->estimate = json_null();
 	e->compute = json_object();
-	if (!e->compute || !e->cs || !e->series || !e->diagnoses || !e->timeouts || !e->unjudged || !e->versions || !e->outliers ||
+	if (!e->compute || !e->cs || !e->series || !e->diagnoses || !e->timeouts || !e->unjudged || !e->inventoried || !e->versions || !e->outliers ||
 	    !e->fits || !e->ranks_of || !e->scaling)
 		return -1;
 	e->ncs = p->ncrit;
@@ -202,7 +203,7 @@ static int measure(struct crit_state *s, const struct rv *r)
 	char buf[512];
 	struct pt p = { 0 };
 	struct elem *el;
-	double bytes = 0, rate = 0;
+	double bytes = 0, rate = 0, limit;
 	int mv;
 
 	rv_num(r, NULL, "bytes", &bytes);
@@ -247,11 +248,20 @@ static int measure(struct crit_state *s, const struct rv *r)
 		el->norate++;
 		return 0;
 	}
-	/* more than the link can carry is a fault of the measurement, not a fast link */
-	if (p.rate && is_bandwidth(c) && p.value > (1 + RATE_MARGIN) * p.rate &&
-	    p.value - (1 + RATE_MARGIN) * p.rate > el->imp_value - el->imp_limit) {
+	/*
+	 * more than the link can carry is a fault of the measurement, not a fast
+	 * link: the record's rate, else the profile's NIC rate for a link (all
+	 * its NICs) or a NIC
+	 */
+	limit = p.rate;
+	if (!limit && is_bandwidth(c) && s->e->p->nic_rate_gbps > 0 &&
+	    (c->scope == SC_LINK || c->scope == SC_NIC || c->scope == SC_RAIL_PAIR))
+		limit = s->e->p->nic_rate_gbps / (streq(c->unit, "GB/s") ? 8 : 1) *
+			(c->scope == SC_LINK && s->e->p->nics_per_node > 1 ? s->e->p->nics_per_node : 1);
+	if (limit && is_bandwidth(c) && p.value > (1 + RATE_MARGIN) * limit &&
+	    p.value - (1 + RATE_MARGIN) * limit > el->imp_value - el->imp_limit) {
 		el->imp_value = p.value;
-		el->imp_limit = (1 + RATE_MARGIN) * p.rate;
+		el->imp_limit = (1 + RATE_MARGIN) * limit;
 	}
 	p.judged = c->relative > 0 && !c->node_best ? p.value / p.rate : p.value;
 	p.spread = spread_pct(c, r);
@@ -403,6 +413,8 @@ static void note_inventory(struct eval *e, const json_t *rec)
 	/* a test double's devices (fixture tree, CUDA test double) are no host's */
 	if (!host || streq(str(rec, "transport"), "fake"))
 		return;
+	if (streq(str(rec, "kind"), "gpu") || streq(str(rec, "kind"), "rdma"))
+		json_object_set_new(json_object_get(e->inventoried, str(rec, "kind")), host, json_true());
 	/* what the GPU inventory found is checked against the profile (summary.c) */
 	if (streq(str(rec, "kind"), "gpu") && json_is_array(json_object_get(rec, "gpus"))) {
 		const json_t *gpus = json_object_get(rec, "gpus"), *g;
@@ -1380,6 +1392,7 @@ void eval_free(struct eval *e)
 	json_decref(e->diagnoses);
 	json_decref(e->timeouts);
 	json_decref(e->unjudged);
+	json_decref(e->inventoried);
 	json_decref(e->versions);
 	json_decref(e->outliers);
 	json_decref(e->fits);

@@ -270,6 +270,8 @@ static int report(const struct args *args, const char *argv0)
 		free(ppath);
 		return RPT_EXIT_USAGE;
 	}
+	for (int i = 0; i < p.nwarnings; i++)
+		fprintf(stderr, "ccreport: warning: %s\n", p.warnings[i]);
 	for (int i = 0; i < a.nworkload; i++)
 		if (workload_flag(&p.wl, a.workload[i], err, sizeof(err))) {
 			fprintf(stderr, "%s\n", err);

@@ -134,6 +134,29 @@ static int set_str(struct parse *ps, char **dst, const char *name, const char *v
 	return *dst ? 1 : fail(ps, "out of memory");
 }
 
+/*
+ * A decimal number as a profile writes it: strtod alone also reads hex
+ * ("0x10" = 16), "inf" and "nan", which no bound means. Those leave *end
+ * at v, the callers' "not a number".
+ */
+static double decimal(const char *v, char **end)
+{
+	const char *q = v;
+
+	while (*q == ' ')
+		q++;
+	if (*q == '+' || *q == '-')
+		q++;
+	if (!(*q >= '0' && *q <= '9') && *q != '.')
+		goto no;
+	if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
+		goto no;
+	return strtod(v, end);
+no:
+	*end = (char *)v;
+	return 0;
+}
+
 static int parse_int(const char *v, int *out)
 {
 	char *end;
@@ -154,7 +177,7 @@ static int parse_fraction(const char *v, double *out)
 	double x;
 
 	errno = 0;
-	x = strtod(v, &end);
+	x = decimal(v, &end);
 	if (errno || end == v || !isfinite(x))
 		return -1;
 	while (*end == ' ')
@@ -273,7 +296,7 @@ static int parse_bound(struct criterion *c, char *err, size_t len)
 	if (c->derived == DERIVED_SOAK)
 		return soak_bound(c, s, has_op, err, len);
 	errno = 0;
-	x = strtod(s, &end);
+	x = decimal(s, &end);
 	if (c->derived)
 		return derived_bound(c, has_op, x, s, end, err, len);
 	if (end == s || errno || !isfinite(x) || x < 0) {
@@ -338,6 +361,18 @@ static int parse_bound(struct criterion *c, char *err, size_t len)
 	}
 	c->bound = x * scale;
 	return 0;
+}
+
+/*
+ * A bound no record can fail: ">= 0" (no count, size, time or rate is
+ * negative) or "<=" at or above the largest number a record may hold
+ * (1e18, report/record.c). A warning in the summary, not an error.
+ */
+static int never_fails(const struct criterion *c)
+{
+	if (c->derived || c->relative > 0)
+		return 0;
+	return c->ge ? c->bound <= 0 : c->bound >= 1e18;
 }
 
 static struct criterion *criterion_for(struct parse *ps, const char *section)
@@ -522,7 +557,7 @@ static int handler(void *user, const char *section, const char *k, const char *v
 		if (!strcmp(k, "gpu_memory")) {
 			char *end;
 
-			p->gpu_memory_gb = strtod(v, &end);
+			p->gpu_memory_gb = decimal(v, &end);
 			while (*end == ' ')
 				end++;
 			if (end == v || strcmp(end, "GB") || !(p->gpu_memory_gb >= 0) ||
@@ -533,7 +568,7 @@ static int handler(void *user, const char *section, const char *k, const char *v
 		if (!strcmp(k, "nic_rate")) {
 			char *end;
 
-			p->nic_rate_gbps = strtod(v, &end);
+			p->nic_rate_gbps = decimal(v, &end);
 			while (*end == ' ')
 				end++;
 			if (end == v || strcmp(end, "Gb/s") || !(p->nic_rate_gbps >= 0))
@@ -642,6 +677,18 @@ static int finish(struct parse *ps, int rc, char *err, size_t len)
 			snprintf(err, len, "%s:%d: %s", ps->name, c->bound_line, e);
 			return -1;
 		}
+		if (never_fails(c)) {
+			char *w, **v = realloc(p->warnings, (p->nwarnings + 1) * sizeof(*v));
+
+			if (v)
+				p->warnings = v;
+			if (!v || asprintf(&w, "%s:%d: criterion %s: bound '%s' can never fail", ps->name,
+					   c->bound_line, c->id, c->bound_text) < 0) {
+				snprintf(err, len, "out of memory");
+				return -1;
+			}
+			v[p->nwarnings++] = w;
+		}
 		if ((c->collective || c->derived) && c->scope < 0)
 			c->scope = SC_CLUSTER;
 		if (c->derived) {
@@ -727,6 +774,9 @@ void profile_free(struct profile *p)
 			free(c->path[k]);
 	}
 	free(p->crit);
+	for (int i = 0; i < p->nwarnings; i++)
+		free(p->warnings[i]);
+	free(p->warnings);
 	free(p->name);
 	free(p->path);
 	free(p->description);

@@ -61,6 +61,8 @@ struct profile {
 	struct workload wl;      /* [workload] and --workload */
 	struct criterion *crit;
 	int ncrit;
+	char **warnings;         /* "path:line: ..." of what loads but judges nothing (a bound that cannot fail) */
+	int nwarnings;
 };
 
 /*

@@ -13,6 +13,7 @@
 #include "report.h"
 #include "series.h"
 
+#include <fnmatch.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -219,6 +220,52 @@ static void odd_problems(const struct crit_state *s, json_t *pr)
 	}
 }
 
+/*
+ * The profile's gpu_model against an inventory's name: the same string, or
+ * a shell pattern when it has one of * ? [ ("NVIDIA A100-SXM4-*"). Never a
+ * substring: "NVIDIA H100 PCIe" is no H100 SXM.
+ */
+static int model_matches(const char *want, const char *found)
+{
+	if (strpbrk(want, "*?["))
+		return !fnmatch(want, found, 0);
+	return !strcmp(want, found);
+}
+
+/*
+ * Hosts without the inventory the profile's hardware needs (GPUs when it
+ * states gpu_model or gpus_per_node, RDMA when nics_per_node): "KIND: N of M
+ * hosts: a, b (and K more)", malloc'd; NULL when every host has it.
+ */
+static char *inventory_missing(const struct eval *e, const char *kind)
+{
+	const json_t *seen = json_object_get(e->inventoried, kind);
+	char *names = NULL, *t;
+	int n = 0, of = 0;
+
+	for (int i = 0; i < e->nhosts; i++) {
+		/* HOST#RANK: a rank playing a node in a one-host ib run (docs/rdma.md), no host */
+		if (strchr(e->host_names[i], '#'))
+			continue;
+		of++;
+		if (json_object_get(seen, e->host_names[i]) || ++n > 3)
+			continue;
+		if (asprintf(&t, "%s%s%s", names ?: "", names ? ", " : "", e->host_names[i]) < 0)
+			break;
+		free(names);
+		names = t;
+	}
+	if (!n) {
+		free(names);
+		return NULL;
+	}
+	if (asprintf(&t, "no %s inventory from %d of %d host(s): %s%s", kind, n, of, names ?: "",
+		     n > 3 ? " (and more)" : "") < 0)
+		t = NULL;
+	free(names);
+	return t;
+}
+
 /* what the inventories found against the profile's hardware: [{key, expected, found, hosts}] */
 static json_t *hardware_check(const struct eval *e)
 {
@@ -228,7 +275,7 @@ static json_t *hardware_check(const struct eval *e)
 	char want[16];
 
 	json_object_foreach(json_object_get(e->versions, "gpu_model"), found, hosts)
-		if (p->gpu_model && !strcasestr(found, p->gpu_model))
+		if (p->gpu_model && !model_matches(p->gpu_model, found))
 			json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:O}", "key", "gpu_model",
 				"expected", p->gpu_model, "found", found, "hosts", hosts));
 	snprintf(want, sizeof(want), "%d", p->gpus_per_node);
@@ -255,6 +302,7 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	json_t *s, *crit = json_array(), *inputs = json_array(), *hosts = json_array();
 	json_t *pr = json_array(), *cons, *base = json_null(), *v, *hw;
 	int verdict = V_PASS, unfinished = 0, judged = 0;
+	char *hw_missing[2] = { NULL, NULL };
 	char when[32];
 	size_t i;
 
@@ -282,12 +330,22 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 		judged += e->cs[i].verdict != V_INCOMPLETE;
 	if (!judged && verdict < V_INCOMPLETE)
 		verdict = V_INCOMPLETE;
+	/* a bound that can never fail judged nothing: never a plain pass */
+	if (p->nwarnings && verdict < V_WARN)
+		verdict = V_WARN;
 	cons = consistency_diff(e->versions);
 	if (json_array_size(cons))
 		verdict = p->consistency_fail ? V_FAIL : verdict > V_WARN ? verdict : V_WARN;
 	hw = hardware_check(e);
 	if (json_array_size(hw))
 		verdict = V_FAIL;
+	/* a profile that states hardware is not checked on results without inventories */
+	if (p->gpu_model || p->gpus_per_node)
+		hw_missing[0] = inventory_missing(e, "gpu");
+	if (p->nics_per_node)
+		hw_missing[1] = inventory_missing(e, "rdma");
+	if ((hw_missing[0] || hw_missing[1]) && verdict < V_INCOMPLETE)
+		verdict = V_INCOMPLETE;
 	if (o->baseline) {
 		base = baseline_compare(e, o->baseline, o->baseline_tol, err, len);
 		if (!base)
@@ -349,6 +407,12 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	json_array_foreach(e->timeouts, i, v)
 		if (listed(pr, i, json_array_size(e->timeouts), "timeouts"))
 			problem(pr, "INCOMPLETE timeout during %s", json_string_value(v));
+	for (int k = 0; k < 2; k++)
+		if (hw_missing[k])
+			problem(pr, "INCOMPLETE hardware: %s (the profile states %s)", hw_missing[k],
+				k ? "nics_per_node" : "the GPUs");
+	for (int i = 0; i < p->nwarnings; i++)
+		problem(pr, "WARN profile %s", p->warnings[i]);
 	if (!judged)
 		problem(pr, "INCOMPLETE nothing judged: no criterion of profile %s had evidence in the results "
 			"(a pass needs at least one)", p->name);
@@ -395,6 +459,14 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	json_object_set(s, "outliers", e->outliers);
 	json_object_set_new(s, "consistency", cons);
 	json_object_set_new(s, "hardware", hw);
+	v = json_array();
+	for (int k = 0; k < 2; k++)
+		if (hw_missing[k])
+			json_array_append_new(v, json_string(hw_missing[k]));
+	json_object_set_new(s, "hardware_missing", v);
+	free(hw_missing[0]);
+	free(hw_missing[1]);
+	hw_missing[0] = hw_missing[1] = NULL;
 	json_object_set_new(s, "baseline", base);
 	json_object_set(s, "diagnoses", e->diagnoses);
 	json_object_set_new(s, "problems", pr);
@@ -406,6 +478,8 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	json_object_set_new(s, "checkpoint", e->checkpoint ? json_incref(e->checkpoint) : json_null());
 	return s;
 fail:
+	free(hw_missing[0]);
+	free(hw_missing[1]);
 	json_decref(crit);
 	json_decref(inputs);
 	json_decref(hosts);

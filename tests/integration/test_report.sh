@@ -335,6 +335,19 @@ t_check "a profile that judged nothing gives no pass" \
 	jq -e '.verdict == "incomplete" and any(.problems[]; startswith("INCOMPLETE nothing judged"))' \
 	"$T_TMP/nothing-judged.json"
 
+t_check "'NVIDIA H100 PCIe' is no H100 SXM: the model is matched exactly, not as a substring" \
+	jq -e '.verdict == "fail" and .hardware[0].key == "gpu_model" and .hardware[0].found == "NVIDIA_H100_PCIe"' \
+	"$T_TMP/hw-pcie.json"
+t_check "a profile stating GPUs and NICs, results without inventory: hardware incomplete, hosts named" \
+	jq -e '.verdict == "incomplete" and (.hardware_missing | length) == 2 and
+		(.hardware_missing[0] | startswith("no gpu inventory from 1 of 1 host(s): vm"))' "$T_TMP/ib-fake.json"
+t_check "a bound that can never fail (>= 0 GB/s) is a warning, named with its line" \
+	jq -e '.verdict == "warn" and any(.problems[]; . == "WARN profile ./profile.ini:9: criterion allreduce_busbw: bound '"'"'>= 0 GB/s'"'"' can never fail")' \
+	"$T_TMP/profile-never-fails.json"
+t_check "1000 Gb/s on a profile's 1 Gb/s NICs is implausible, named" \
+	jq -e '.verdict == "warn" and ([.criteria[] | select(.id == "netpair_bw") | .implausible[].element] == ["node1-node2"])' \
+	"$T_TMP/implausible-rate.json"
+
 # inputs that are not files of records: refused with one line naming them, exit 2, never read forever
 mkfifo "$T_TMP/fifo.jsonl"
 timeout 10 "$CCREPORT" -p test-emu-1g -q --no-render -o "$T_TMP/fifo" "$T_TMP/fifo.jsonl" 2>"$T_TMP/fifo.err"
