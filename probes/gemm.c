@@ -748,7 +748,8 @@ static void sustained(struct gemm *q, struct lt_desc *l, int dt, const struct ge
 			if (counts[b])
 				json_array_append_new(seen, json_string(gnv_reason_name(b)));
 		}
-		json_object_set_new(tc, "any_other", json_integer(bad));
+		/* the samples slowed down (HW slowdown, thermal, power brake), not at a power cap */
+		json_object_set_new(tc, "slowdown", json_integer(bad));
 		json_object_set_new(rec, "samples", json_integer(nsmp));
 		json_object_set_new(rec, "sample_period_s", json_real(SAMPLE_S));
 		json_object_set_new(rec, "sm_clock_mhz", clock_stats(smp, nsmp, offsetof(struct gnv_sample, sm_mhz)));
@@ -936,12 +937,12 @@ static void gemm_print(struct cc_run *run, json_t *all)
 			printf("  first %.1f last %.1f", json_number_value(json_object_get(r, "tflops_first")),
 			       json_number_value(json_object_get(r, "tflops_last")));
 		if (!strcmp(test, "sustained") && json_is_object(json_object_get(r, "sm_clock_mhz")))
-			printf(", SM %.0f MHz, %.0f W, %.0f C max, throttled in %lld samples",
+			printf(", SM %.0f MHz, %.0f W, %.0f C max, slowed down in %lld samples",
 			       json_number_value(json_object_get(json_object_get(r, "sm_clock_mhz"), "median")),
 			       json_number_value(json_object_get(json_object_get(r, "power_w"), "max")),
 			       json_number_value(json_object_get(json_object_get(r, "temp_c"), "max")),
 			       (long long)json_integer_value(json_object_get(json_object_get(r,
-				       "throttle_samples"), "any_other")));
+				       "throttle_samples"), "slowdown")));
 		printf("\n");
 	}
 	(void)run;

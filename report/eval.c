@@ -233,6 +233,11 @@ static int measure(struct crit_state *s, const struct rv *r)
 		return -1;
 	/* an element measured without the metric is missing evidence, never left out */
 	if (mv) {
+		/* the probe may say why it could not know the value: "unknown": {METRIC: why} */
+		const char *why = rv_str_in(r, "unknown", c->metric);
+
+		if (why && !s->unknown_why)
+			s->unknown_why = strdup(why);
 		s->nometric++;
 		el->nometric++;
 		return 0;
@@ -1005,8 +1010,9 @@ static char *partial_reason(const struct crit_state *s, const char *what)
 	int n;
 
 	names = elem_names(s, el_nometric, &n);
-	if (n && asprintf(&out, "no value of %s in the records of %d of %d %ss: %s", s->c->metric, n,
-			  s->nel, what, names ?: "") < 0)
+	if (n && asprintf(&out, "no value of %s in the records of %d of %d %ss: %s%s%s%s",
+			  s->c->metric, n, s->nel, what, names ?: "", s->unknown_why ? " (" : "",
+			  s->unknown_why ?: "", s->unknown_why ? ")" : "") < 0)
 		out = NULL;
 	free(names);
 	names = elem_names(s, el_norate, &n);
@@ -1215,6 +1221,7 @@ void eval_free(struct eval *e)
 		free(s->skip_reason);
 		free(s->error_msg);
 		free(s->why_none);
+		free(s->unknown_why);
 		free(s->caveat);
 		free(s->reason);
 		json_decref(s->failures);

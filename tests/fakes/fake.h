@@ -28,6 +28,8 @@
  *   CCDIAG_FAKECUDA_HANG=D|init[:RANK]  context creation on GPU D, or the first
  *                                 runtime call (cuInit) of world rank RANK (every
  *                                 rank when omitted), never returns
+ *   CCDIAG_FAKECUDA_KMSG=denied   /dev/kmsg cannot be opened (EPERM), as for a user
+ *                                 without CAP_SYSLOG under kernel.dmesg_restrict=1
  *   CCDIAG_FAKECUDA_MODE=exclusive  compute mode EXCLUSIVE_PROCESS: a process may
  *                                 hold a context on one GPU only
  * Copies really copy (device memory is host memory) so data checks hold; their

@@ -8,7 +8,9 @@
  *                                   fp8 twice); CCDIAG_FAKECUDA_SLOW=D:F divides it
  *   CCDIAG_FAKEGEMM_CORRUPT=D       GPU D's products flip one bit of D (silent corruption)
  *   CCDIAG_FAKEGEMM_HANG=D          GPU D's products never finish (a hung kernel)
- *   CCDIAG_FAKENVML_THROTTLE=D:BITS GPU D reports clock-event reasons BITS (e.g. 0x40)
+ *   CCDIAG_FAKENVML_THROTTLE=D:BITS GPU D reports clock-event reasons BITS (e.g. 0x40);
+ *                                   every GPU with products queued also reports SW power
+ *                                   cap (0x4), as a healthy Hopper board does under a GEMM
  *   CCDIAG_FAKENVML_REMAP_PENDING=D GPU D has a row remap pending
  *   CCDIAG_FAKENVML_XID=D:CODE      GPU D delivers one NVML XID event CODE
  *   CCDIAG_FAKECUDA_MEM_GB=D:G      GPU D has G GiB (others 80; free: 99 % of it)
@@ -42,6 +44,9 @@ static int hung(int phys)
 
 /* a product was queued on this hung GPU: nothing on it finishes any more */
 static int stuck[FAKE_MAX_GPUS];
+
+/* products queued and not yet run per GPU: the GPU is under load, at its power limit */
+static int queued[FAKE_MAX_GPUS];
 
 /* ------------------------------------------------------------------ runtime calls */
 
@@ -254,6 +259,7 @@ struct product {
 	const unsigned char *a, *b;
 	size_t nd, na, nb;
 	int corrupt;
+	int phys;                /* the GPU it runs on */
 };
 
 /* D from A and B alone (a cheap stand-in for the product): the same on every healthy GPU */
@@ -270,6 +276,7 @@ static void do_product(void *arg)
 		p->d[i] = (unsigned char)(h >> (8 * (i % 8))) ^ (unsigned char)i;
 	if (p->corrupt && p->nd)
 		p->d[p->nd / 2] ^= 0x10;
+	queued[p->phys]--;
 	free(p);
 }
 
@@ -310,7 +317,9 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t op, const
 			       .na = a->rows * a->cols * elt(a->type),
 			       .nb = b->rows * b->cols * elt(b->type),
 			       .corrupt = fake_cfg("CCDIAG_FAKEGEMM_CORRUPT") &&
-					  atoi(fake_cfg("CCDIAG_FAKEGEMM_CORRUPT")) == g->phys };
+					  atoi(fake_cfg("CCDIAG_FAKEGEMM_CORRUPT")) == g->phys,
+			       .phys = g->phys };
+	queued[g->phys]++;
 	return fake_stream_work(st, flops / (rate * 1e12) * g->slow, do_product, p) ?
 	       CUBLAS_STATUS_EXECUTION_FAILED : CUBLAS_STATUS_SUCCESS;
 }
@@ -363,6 +372,9 @@ nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned lon
 	const char *t = for_gpu("CCDIAG_FAKENVML_THROTTLE", d->phys);
 
 	*r = t ? strtoull(t, NULL, 0) : 0;
+	/* as on Hopper: a GEMM holds a healthy board at its power limit in nearly every sample */
+	if (d->phys >= 0 && d->phys < FAKE_MAX_GPUS && queued[d->phys] > 0)
+		*r |= 0x4;               /* SW power cap */
 	return NV_OK;
 }
 

@@ -8,6 +8,9 @@
 
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -701,6 +704,40 @@ const char *cudaGetErrorName(cudaError_t e)
 
 	return real ? real(e) : "cudaErrorUnknown";
 }
+
+/* ------------------------------------------------------------------ the kernel log */
+
+/*
+ * CCDIAG_FAKECUDA_KMSG=denied: /dev/kmsg cannot be opened, as for a user
+ * without CAP_SYSLOG where kernel.dmesg_restrict is 1 (Ubuntu, DGX OS).
+ */
+static int kmsg_denied(const char *path)
+{
+	const char *v = fake_cfg("CCDIAG_FAKECUDA_KMSG");
+
+	if (!path || strcmp(path, "/dev/kmsg") || !v || strcmp(v, "denied"))
+		return 0;
+	errno = EPERM;
+	return 1;
+}
+
+#define FORWARD_OPEN(name)                                                            \
+int name(const char *path, int flags, ...)                                            \
+{                                                                                     \
+	int (*real)(const char *, int, ...) =                                         \
+		(int (*)(const char *, int, ...))dlsym(RTLD_NEXT, #name);             \
+	va_list ap;                                                                   \
+	mode_t mode;                                                                  \
+                                                                                      \
+	if (kmsg_denied(path))                                                        \
+		return -1;                                                            \
+	va_start(ap, flags);                                                          \
+	mode = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, mode_t) : 0; \
+	va_end(ap);                                                                   \
+	return real(path, flags, mode);                                               \
+}
+FORWARD_OPEN(open)
+FORWARD_OPEN(open64)
 
 /* ------------------------------------------------------------------ NVML */
 
