@@ -132,7 +132,18 @@ fk 2 "$out" CCDIAG_FAKECUDA_GPUS=1 -- "${FAST[@]}" hbm
 t_check "D3 a view shared by two ranks (one GPU, both see it): only local rank 0 measures it" \
 	jq -e -s '[.[] | select(.type == "measurement" and .name == "hbm")] as $m |
 		($m | length) == 2 and ([$m[] | .gpu] | unique) == [0] and
-		([.[] | select(.type == "inventory")][0].ranks | map(.selection) | unique) == ["local rank"]' "$out"
+		([.[] | select(.type == "inventory")][0].ranks | map(.selection) | unique) == ["per-rank visibility"]' "$out"
+# --gpu-bind=closest: each rank sees its socket's GPUs (ranks 0-1: GPUs 0-1, ranks 2-3: 2-3);
+# the k-th rank of a view takes its k-th GPU, so every GPU is measured once
+out=$T_TMP/d3c.jsonl
+FK_WRAP=$T_GPU_SOCKET fk 4 "$out" CCDIAG_FAKECUDA_GPUS=4 -- "${FAST[@]}" hbm
+rc=$?
+t_check "D3 --gpu-bind=closest (a socket's GPUs per rank): hbm measures all 4 GPUs, one rank each (rc $rc)" \
+	jq -e -s --argjson rc $rc '$rc == 0 and
+		([.[] | select(.type == "measurement" and .name == "hbm") | .bus_id] | unique) ==
+			["0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0"] and
+		([.[] | select(.type == "inventory" and .kind == "gpu")][0].ranks |
+			(map(.bus_id) | unique | length) == 4 and all(.[]; .selection == "per-rank visibility"))' "$out"
 
 # D7: one GPU whose context cannot be created is an error naming it; the others are measured
 out=$T_TMP/d7.jsonl
