@@ -1165,6 +1165,7 @@ static void judge(struct eval *e, struct crit_state *s)
 			   nodes,
 			   s->nometric && !strcmp(c->metric, "rate_GBps") ?
 			   "no rate reported (the probe did not know the link's rate)" :
+			   s->nometric && s->unknown_why ? s->unknown_why :
 			   s->nometric ? "the records have no such metric" :
 			   s->scope_mismatch ? "the records are of another scope" :
 			   s->other_size ? "no record at this size" : "not in the results");

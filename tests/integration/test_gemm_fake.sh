@@ -155,7 +155,8 @@ jq -c 'del(.transport)' "$out" >"$T_TMP/nokmsg-unmarked.jsonl"
 "$R" -p h100-sxm-8x-ndr400 --no-render -q -o "$T_TMP/rep-nokmsg" "$T_TMP/nokmsg-unmarked.jsonl" >/dev/null 2>&1
 s=$T_TMP/rep-nokmsg/summary.json
 t_check "kmsg denied: gpu_xid_critical is incomplete and says why; gpu_xid_event fails vm/gpu1" \
-	[ "$(verdict gpu_xid_critical)/$(verdict gpu_xid_event)/$(fails gpu_xid_event)" = "incomplete/fail/vm/gpu1" ] &&
+	[ "$(verdict gpu_xid_critical)/$(verdict gpu_xid_event)/$(fails gpu_xid_event)" = "incomplete/fail/vm/gpu1" ]
+t_check "kmsg denied: gpu_xid_critical's reason says how to make the log readable" \
 	jq -e '.criteria[] | select(.id == "gpu_xid_critical") | .reason | test("run as root or grant CAP_SYSLOG")' "$s"
 
 # a GPU that hangs mid-product: its own timeout record, the other finishes
@@ -171,10 +172,18 @@ t_check "hang: an error record names GPU 1 with a timeout; GPU 0 measured all ph
 
 # fp8 where the GPU has it; no NVML: the fields say why and gemm still runs
 out=$T_TMP/nonvml.jsonl
+rm -f "$T_TMP/fake-report"
 timeout 120 mpirun --oversubscribe -np 2 -x LD_PRELOAD="$T_FAKELIB" -x CCDIAG_FAKECUDA_GPUS=2 \
+	-x CCDIAG_FAKECUDA_REPORT="$T_TMP/fake-report" \
 	"$P" -q -o "$out" "${FAST[@]}" --gemm-dtypes bf16,fp8 gemm gpuhealth >/dev/null 2>&1
 rc=$?
 t_check "no NVML: exit 0 (rc $rc)" [ "$rc" -eq 0 ]
+t_check "fp8: every product with fast accumulation (the double counts the mode), records say so" \
+	bash -c "[ \"\$(awk '/fp8_products/ { f += \$5; s += \$7 } END { print (f > 0) \"/\" s }' \
+		'$T_TMP/fake-report')\" = 1/0 ]"
+t_check "fp8: the records say accumulation fast" \
+	jq -e -s '[.[] | select(.type == "measurement" and .name == "gemm" and .dtype == "fp8")] |
+		length > 0 and all(.[]; .accumulation == "fast")' "$out"
 t_check "no NVML: sustained says why, gemm measured bf16 and fp8 on both GPUs" \
 	jq -e -s '[.[] | select(.type == "measurement" and .name == "gemm")] as $m |
 		([$m[] | select(.test == "sustained") | .nvml | test("NVML: .*libnvidia-ml")] | all) and
