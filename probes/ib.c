@@ -201,6 +201,13 @@ struct host_rails {
 		int ethernet;    /* link layer Ethernet (RoCE), else InfiniBand */
 		int active;
 	} rail[IB_MAX_RAILS];
+	double rails_Gbps;       /* the compute rails' shared rate (default_rails); 0 unknown */
+	int nleft;               /* InfiniBand ports left out of the rails: another rate */
+	struct {
+		char dev[IB_NAME_LEN];
+		int port;
+		double data_Gbps;
+	} left[IB_MAX_RAILS];
 };
 
 /* Port counters read before the run by the first rank of a host. */
@@ -379,13 +386,18 @@ static int rail_key_cmp(const void *pa, const void *pb)
 /*
  * The rails without --ib-devices: when any port is InfiniBand, the
  * InfiniBand ports only (the Ethernet ports of an HGX node are storage and
- * management networks); a RoCE-only host keeps its Ethernet ports. In PCI
- * order, a down port kept in its place (it fails as a rail: rail r pairs
- * the r-th NIC of every host, never a shifted one).
+ * management networks); a RoCE-only host keeps its Ethernet ports. Of
+ * those, the active ports at the rate most of them share (ib_rails_rate):
+ * SuperPOD-style hosts run their storage ConnectX-7 ports as InfiniBand too,
+ * often at NDR200, and as rails they would shift the numbering and be
+ * judged against compute bounds; they are left out and listed (hr->left).
+ * In PCI order, a down port kept in its place (it fails as a rail: rail r
+ * pairs the r-th NIC of every host, never a shifted one).
  */
 static void default_rails(struct host_rails *hr)
 {
-	int ib = 0, any = 0, k = 0;
+	int ib = 0, any = 0, k = 0, active[IB_MAX_RAILS];
+	double rate[IB_MAX_RAILS];
 
 	for (int i = 0; i < hr->n; i++) {
 		ib |= !hr->rail[i].ethernet;
@@ -398,6 +410,23 @@ static void default_rails(struct host_rails *hr)
 	for (int i = 0; i < hr->n; i++)
 		if (!ib || !hr->rail[i].ethernet)
 			hr->rail[k++] = hr->rail[i];
+	hr->n = k;
+	for (int i = 0; i < hr->n; i++) {
+		rate[i] = hr->rail[i].data_Gbps;
+		active[i] = hr->rail[i].active;
+	}
+	hr->rails_Gbps = ib_rails_rate(rate, active, hr->n);
+	k = 0;
+	for (int i = 0; i < hr->n; i++) {
+		if (!hr->rail[i].active || !(hr->rails_Gbps > 0) ||
+		    hr->rail[i].data_Gbps == hr->rails_Gbps) {
+			hr->rail[k++] = hr->rail[i];
+			continue;
+		}
+		snprintf(hr->left[hr->nleft].dev, IB_NAME_LEN, "%s", hr->rail[i].dev);
+		hr->left[hr->nleft].port = hr->rail[i].port;
+		hr->left[hr->nleft++].data_Gbps = hr->rail[i].data_Gbps;
+	}
 	hr->n = k;
 	qsort(hr->rail, (size_t)hr->n, sizeof(hr->rail[0]), rail_key_cmp);
 }
@@ -545,6 +574,36 @@ static json_t *discover(struct ibctx *c)
 			"transport", c->tp->name, "devices", devs, "rails", rails, "versions", versions);
 	if (c->hr.why[0])
 		json_object_set_new(inv, "reason", json_string(c->hr.why));
+	if (c->hr.nleft) {
+		json_t *left = json_array();
+
+		for (int i = 0; i < c->hr.nleft; i++) {
+			json_t *l = json_pack("{s:s, s:f}", "nic", "", "data_rate_Gbps",
+					      c->hr.left[i].data_Gbps);
+
+			json_object_set_new(l, "nic", json_sprintf("%s:%d", c->hr.left[i].dev,
+								 c->hr.left[i].port));
+			json_object_set_new(l, "reason", json_sprintf("%.0f Gb/s, not the %.0f Gb/s "
+				"most InfiniBand ports share (a storage port?); --ib-devices names "
+				"rails explicitly", c->hr.left[i].data_Gbps, c->hr.rails_Gbps));
+			log_warn("ib: %s: %s:%d left out of the rails: %.0f Gb/s, the others %.0f Gb/s",
+				 c->mpi->host, c->hr.left[i].dev, c->hr.left[i].port,
+				 c->hr.left[i].data_Gbps, c->hr.rails_Gbps);
+			json_array_append_new(left, l);
+		}
+		json_object_set_new(inv, "rails_left_out", left);
+	}
+	/* one rail per GPU on a rail-optimised node: more is as suspect as fewer */
+	if (c->hr.n && !p_devices[0]) {
+		char msg[200];
+		int ngpu = ib_sysfs_gpus(c->tp->root);
+
+		json_object_set_new(inv, "gpus", ngpu >= 0 ? json_integer(ngpu) : json_null());
+		if (ib_rails_vs_gpus(c->hr.n, ngpu, msg, sizeof(msg))) {
+			json_object_set_new(inv, "rails_warning", json_string(msg));
+			log_warn("ib: %s: %s", c->mpi->host, msg);
+		}
+	}
 	return inv;
 }
 

@@ -188,6 +188,12 @@ else
 				   "mlx5_10:1", "mlx5_11:1"] and
 			([.devices[] | select(.name == "mlx5_1" or .name == "mlx5_7") | .ports[0].rail] ==
 				[null, null])' "$out"
+	t_check "D2 HGX rails: the NDR200 storage ports run as InfiniBand are left out and listed why; 8 rails for 8 GPUs" \
+		jq -e -s '[.[] | select(.type == "inventory")][0] |
+			(.rails_left_out | map(.nic)) == ["mlx5_2:1", "mlx5_8:1"] and
+			all(.rails_left_out[]; .data_rate_Gbps == 200 and (.reason | test("not the 400 Gb/s"))) and
+			([.devices[] | select(.name == "mlx5_2" or .name == "mlx5_8") | .ports[0].rail] ==
+				[null, null]) and .gpus == 8 and (has("rails_warning") | not)' "$out"
 	t_check "D2 HGX rails: the down mlx5_5 stays rail 3 and fails (exit 1, rc $rc); mlx5_6 is still rail 4" \
 		jq -e -s --argjson rc $rc '$rc == 1 and
 			([.[] | select(.type == "error")] | length == 1 and .[0].test == "connect" and
