@@ -780,7 +780,7 @@ static void clear_target(struct ib_rail *r)
 	if (r->cfg.mem == IB_MEM_HOST)
 		memset(r->buf + r->cfg.bytes, 0, r->cfg.bytes);
 	else
-		ib_gpu_memset(r->buf + r->cfg.bytes, 0, r->cfg.bytes);
+		ib_gpu_memset(r->cfg.gpu, r->buf + r->cfg.bytes, 0, r->cfg.bytes);
 }
 
 /* One direction: the sender keeps p_depth WRITEs in flight for p_reps x p_iters. */
@@ -1173,7 +1173,7 @@ static void run_turn(struct ibctx *c, int round, int turn, int slot)
 			else if (r->cfg.mem == IB_MEM_HOST)
 				memset(r->buf, pattern(c->v, rail), p_size);
 			else
-				ib_gpu_memset(r->buf, pattern(c->v, rail), p_size);
+				ib_gpu_memset(r->cfg.gpu, r->buf, pattern(c->v, rail), p_size);
 			ok = connect_pair(c, r, open, err, sizeof(err));
 			if (!ok && err[0])
 				fail_msg(c, "connect", err);
