@@ -1,0 +1,68 @@
+/*
+ * make bench-isolate: the group-testing planner's counts on simulated
+ * clusters (tests/unit/isolate_sim.h), printed, never judged: for n = 64,
+ * 256, 1,024 and 4,096 nodes in groups of ceil(sqrt(n)) and d = 0..8 bad
+ * nodes placed at random, TRIALS runs each (argv[1], 1000): tests and rounds
+ * (mean, worst), the worst ratio to d log2(n/d) + groups, and exhaustive
+ * pairs for comparison (n(n-1)/2 pair tests in n-1 rounds).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../unit/isolate_sim.h"
+
+int main(int argc, char **argv)
+{
+	static const int ns[] = { 64, 256, 1024, 4096 };
+	int trials = argc > 1 ? atoi(argv[1]) : 1000;
+
+	if (trials < 1) {
+		fprintf(stderr, "usage: bench_isolate [TRIALS]\n");
+		return 2;
+	}
+	printf("group testing, %d trials per row (tests = all_reduce tests; exhaustive pairs below)\n",
+	       trials);
+	printf("%6s %6s %2s %9s %6s %9s %6s %6s %7s\n", "nodes", "groups", "d", "tests", "worst",
+	       "rounds", "worst", "bound", "ratio");
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		struct sim s;
+
+		if (sim_init(&s, ns[i], (uint64_t)ns[i] * 7919)) {
+			fprintf(stderr, "bench_isolate: out of memory\n");
+			return 1;
+		}
+		for (int d = 0; d <= 8; d++) {
+			double tsum = 0, rsum = 0, ratio = 0, bound = sim_bound(s.n, d, s.ngroups);
+			int tworst = 0, rworst = 0, wrong = 0;
+
+			for (int t = 0; t < trials; t++) {
+				struct iso_plan p;
+				int rounds;
+
+				sim_draw(&s, d);
+				if (iso_init(&p, s.n, s.group, s.ngroups) ||
+				    (rounds = iso_run(&p, sim_oracle, &s)) < 0) {
+					fprintf(stderr, "bench_isolate: the planner failed\n");
+					return 1;
+				}
+				wrong += iso_bad_count(&p) != d;
+				tsum += p.tests;
+				rsum += rounds;
+				if (p.tests > tworst)
+					tworst = p.tests;
+				if (rounds > rworst)
+					rworst = rounds;
+				if (p.tests / bound > ratio)
+					ratio = p.tests / bound;
+				iso_free(&p);
+			}
+			printf("%6d %6d %2d %9.1f %6d %9.2f %6d %6.1f %7.2f%s\n", s.n, s.ngroups, d,
+			       tsum / trials, tworst, rsum / trials, rworst, bound, ratio,
+			       wrong ? "  WRONG" : "");
+		}
+		printf("%6d exhaustive pairs: %ld pair tests in %d rounds\n", s.n,
+		       (long)s.n * (s.n - 1) / 2, s.n - 1);
+		sim_free(&s);
+	}
+	return 0;
+}
