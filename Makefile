@@ -213,7 +213,7 @@ deps:
 
 # what the suites need beyond `all`: make check builds it in the local lane, beside the
 # emulated-cluster suites, which need only ccprobe, ccreport and ccdiag (tests/run.sh)
-test-bins: $(TEST_BIN) $(FUZZ_BIN) $(B)/tests/gen_results $(FAKE_LIB)
+test-bins: $(TEST_BIN) $(FUZZ_BIN) $(B)/tests/gen_results $(B)/tests/bench_isolate $(FAKE_LIB)
 
 check: deps
 	@$(MAKE) --no-print-directory -j$$(nproc) all

@@ -175,10 +175,10 @@ int topo_sqrt_size(int n)
 	return k;
 }
 
-int topo_fallback(char *const *hosts, int n, struct topo *t)
+int topo_fallback(char *const *hosts, int n, int size, struct topo *t)
 {
 	struct build b = { 0 };
-	int k = topo_sqrt_size(n);
+	int k = size > 0 ? size : topo_sqrt_size(n);
 	char name[32], src[96];
 
 	memset(t, 0, sizeof(*t));

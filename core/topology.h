@@ -41,11 +41,11 @@ int topo_read_plain(const char *path, struct topo *t, char *err, size_t len);
 int topo_read(const char *path, struct topo *t, char *err, size_t len);
 
 /*
- * Without a topology: groups of ceil(sqrt(n)) hosts in the order given
- * (the last one shorter), source "none: groups of K hosts in host order".
- * Returns 0, or -1 when memory runs out or n < 1.
+ * Without a topology: groups of size hosts (0: ceil(sqrt(n))) in the order
+ * given, the last one shorter; source "none: groups of K hosts in host
+ * order". Returns 0, or -1 when memory runs out or n < 1.
  */
-int topo_fallback(char *const *hosts, int n, struct topo *t);
+int topo_fallback(char *const *hosts, int n, int size, struct topo *t);
 
 /*
  * Expands a Slurm host list ("a[1-3,07],b") into *out (malloc'd names, *n of

@@ -325,3 +325,8 @@ int iso_bad_count(const struct iso_plan *p)
 		k += p->state[i] == ISO_BAD;
 	return k;
 }
+
+int iso_set_partner(const struct iso_plan *p, int set)
+{
+	return set >= 0 && set < p->nsets ? p->sets[set].partner : -1;
+}

@@ -110,6 +110,9 @@ int iso_result(struct iso_plan *p, const struct iso_round *r);
  */
 int iso_run(struct iso_plan *p, int (*oracle)(void *ctx, struct iso_round *r), void *ctx);
 
+/* The first partner of set's failed pair test (its next is the second), or -1. */
+int iso_set_partner(const struct iso_plan *p, int set);
+
 /* Nodes found bad (state ISO_BAD). */
 int iso_bad_count(const struct iso_plan *p);
 

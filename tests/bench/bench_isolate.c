@@ -5,16 +5,54 @@
  * nodes placed at random, TRIALS runs each (argv[1], 1000): tests and rounds
  * (mean, worst), the worst ratio to d log2(n/d) + groups, and exhaustive
  * pairs for comparison (n(n-1)/2 pair tests in n-1 rounds).
+ *
+ * bench_isolate predict N K BAD...: the planner's rounds and tests for N
+ * nodes in groups of K in node order with the given nodes bad ("rounds
+ * tests"), the prediction tests/integration/test_isolate.sh holds a real run to.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "../unit/isolate_sim.h"
 
+static int predict(int argc, char **argv)
+{
+	struct sim s;
+	struct iso_plan p;
+	int n = argc > 2 ? atoi(argv[2]) : 0, k = argc > 3 ? atoi(argv[3]) : 0, rounds;
+
+	if (n < 1 || k < 1 || sim_init(&s, n, 1)) {
+		fprintf(stderr, "usage: bench_isolate predict N K [BAD...]\n");
+		return 2;
+	}
+	s.ngroups = (n + k - 1) / k;
+	for (int i = 0; i < n; i++)
+		s.group[i] = i / k;
+	for (int i = 4; i < argc; i++) {
+		int x = atoi(argv[i]);
+
+		if (x < 0 || x >= n) {
+			fprintf(stderr, "bench_isolate: node %d out of range\n", x);
+			return 2;
+		}
+		s.bad[x] = 1;
+	}
+	if (iso_init(&p, n, s.group, s.ngroups) || (rounds = iso_run(&p, sim_oracle, &s)) < 0)
+		return 1;
+	printf("%d %d\n", rounds, p.tests);
+	iso_free(&p);
+	sim_free(&s);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const int ns[] = { 64, 256, 1024, 4096 };
-	int trials = argc > 1 ? atoi(argv[1]) : 1000;
+	int trials;
+
+	if (argc > 1 && !strcmp(argv[1], "predict"))
+		return predict(argc, argv);
+	trials = argc > 1 ? atoi(argv[1]) : 1000;
 
 	if (trials < 1) {
 		fprintf(stderr, "usage: bench_isolate [TRIALS]\n");

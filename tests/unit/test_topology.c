@@ -190,7 +190,7 @@ static void test_fallback_and_assign(void **state)
 	assert_int_equal(topo_sqrt_size(10), 4);
 	assert_int_equal(topo_sqrt_size(1024), 32);
 	assert_int_equal(topo_sqrt_size(1025), 33);
-	assert_int_equal(topo_fallback(hosts, 10, &t), 0);
+	assert_int_equal(topo_fallback(hosts, 10, 0, &t), 0);
 	assert_int_equal(t.ngroups, 3);               /* 4 + 4 + 2 */
 	assert_string_equal(t.source, "none: groups of 4 hosts in host order");
 	assert_int_equal(topo_assign(&t, hosts, 10, g, &ng, NULL, err, sizeof(err)), 0);
@@ -198,6 +198,10 @@ static void test_fallback_and_assign(void **state)
 	assert_int_equal(g[3], 0);
 	assert_int_equal(g[4], 1);
 	assert_int_equal(g[9], 2);
+	topo_free(&t);
+	assert_int_equal(topo_fallback(hosts, 10, 3, &t), 0);
+	assert_int_equal(t.ngroups, 4);               /* 3 + 3 + 3 + 1 */
+	assert_string_equal(t.source, "none: groups of 3 hosts in host order");
 	topo_free(&t);
 	/* the job's hosts: groups numbered in the order they first appear */
 	assert_int_equal(topo_read(DIR "plain.txt", &t, err, sizeof(err)), 0);
