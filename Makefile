@@ -243,9 +243,9 @@ bench-ccdiag: all
 bench-isolate: $(B)/tests/bench_isolate
 	@$(B)/tests/bench_isolate $(ISOLATE_TRIALS)
 
-$(B)/tests/bench_isolate: tests/bench/bench_isolate.c tests/unit/isolate_sim.h probes/isolate_plan.c probes/isolate_plan.h
+$(B)/tests/bench_isolate: tests/bench/bench_isolate.c tests/unit/isolate_sim.h probes/isolate_plan.c probes/isolate_plan.h probes/schedule.c probes/schedule.h
 	@mkdir -p $(dir $@)
-	$(RCC) -D_GNU_SOURCE -std=gnu11 $(CFLAGS) -Wall -Wextra -o $@ tests/bench/bench_isolate.c probes/isolate_plan.c -lm
+	$(RCC) -D_GNU_SOURCE -std=gnu11 $(CFLAGS) -Wall -Wextra -o $@ tests/bench/bench_isolate.c probes/isolate_plan.c probes/schedule.c -lm
 
 bench-report: $(B)/ccreport $(B)/tests/gen_results
 	@scripts/bench_report.sh

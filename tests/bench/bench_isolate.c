@@ -9,11 +9,19 @@
  * bench_isolate predict N K BAD...: the planner's rounds and tests for N
  * nodes in groups of K in node order with the given nodes bad ("rounds
  * tests"), the prediction tests/integration/test_isolate.sh holds a real run to.
+ *
+ * Last, netpair at scale (probes/schedule.h, schedule_grouped): rounds and
+ * pairs at 256, 1,024 and 4,096 healthy nodes in groups of ceil(sqrt(n)),
+ * and the time at netpair's per-round model with its defaults at 400 Gb/s
+ * (probes/netpair.c, netpair_estimate: three bandwidth steps of
+ * --pair-time 0.15 s, 1,000 ping-pongs at 30 us, 20 ms of barriers: ~0.50 s
+ * a round) against the full tournament's n - 1 rounds.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "../unit/isolate_sim.h"
+#include "../../probes/schedule.h"
 
 static int predict(int argc, char **argv)
 {
@@ -101,6 +109,32 @@ int main(int argc, char **argv)
 		printf("%6d exhaustive pairs: %ld pair tests in %d rounds\n", s.n,
 		       (long)s.n * (s.n - 1) / 2, s.n - 1);
 		sim_free(&s);
+	}
+	{
+		static const int sn[] = { 256, 1024, 4096 };
+		const double msg = 4.0 * 1048576 * 8 / 400e9, bw = 0.15 > msg ? 0.15 : msg;
+		const double round_s = 3 * (bw + msg) + 1000 * 30e-6 + 0.02;
+
+		printf("\nnetpair at scale (healthy, netpair's model at 400 Gb/s: %.2f s a round)\n", round_s);
+		printf("%6s %6s %8s %8s %9s %8s %11s %9s\n", "nodes", "groups", "inside", "across",
+		       "pairs", "time", "tournament", "time");
+		for (size_t i = 0; i < sizeof(sn) / sizeof(sn[0]); i++) {
+			int n = sn[i], k = (int)ceil(sqrt((double)n)), *g = malloc((size_t)n * sizeof(int));
+			int *pairs, *round_of, np, within, rounds;
+
+			if (!g)
+				return 1;
+			for (int x = 0; x < n; x++)
+				g[x] = x / k;
+			rounds = schedule_grouped(n, g, (n + k - 1) / k, &pairs, &round_of, &np, &within);
+			if (rounds < 0)
+				return 1;
+			printf("%6d %6d %8d %8d %9d %7.0fs %11d %8.0fs\n", n, (n + k - 1) / k, within,
+			       rounds - within, np, rounds * round_s, n - 1, (n - 1) * round_s);
+			free(pairs);
+			free(round_of);
+			free(g);
+		}
 	}
 	return 0;
 }
