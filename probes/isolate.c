@@ -238,6 +238,11 @@ static const char *decision(const struct iso_test *t, int second)
 			return second ? "passed with a second partner: the link to the first is named" :
 					"passed with a known-good partner: cleared";
 		return second || t->count < 2 ? "bad node" : "failed: once more with another partner";
+	case ISO_UPAIR:
+		return t->fail ? "one of the two groups' uplinks: each tested with an ok group's next" :
+				 "both groups' uplinks ok";
+	case ISO_UCONFIRM:
+		return t->fail ? "the group's uplink is bad" : "the group's uplink is ok";
 	}
 	return "?";
 }
@@ -397,6 +402,26 @@ static int isolate_run(struct cc_run *run)
 		json_object_set_new(rec, "b", json_string(mpi->hosts[p.links[2 * i + 1]]));
 		json_object_set_new(rec, "evidence", json_pack("{s:s}", "summary",
 			"the pair test failed with this partner and passed with another"));
+		run_record(run, "diagnosis", rec);
+	}
+	for (int g = 0; g < ngroups; g++) {
+		json_t *hosts;
+		char text[256];
+
+		if (p.ustate[g] != ISO_UP_BAD && p.ustate[g] != ISO_UP_AMBIGUOUS)
+			continue;
+		hosts = json_array();
+		for (int x = 0; x < mpi->nnodes; x++)
+			if (c.group_of[x] == g)
+				json_array_append_new(hosts, json_string(mpi->hosts[x]));
+		rec = diag("uplink", p.ustate[g] == ISO_UP_BAD ? "bad" : "ambiguous");
+		json_object_set_new(rec, "group", json_string(c.gnames[g]));
+		json_object_set_new(rec, "hosts", hosts);
+		snprintf(text, sizeof(text), p.ustate[g] == ISO_UP_BAD ?
+			 "switch uplink of %s: its hosts pass together, fail with an ok group's host" :
+			 "switch uplink of %s or of the group it was tested with (no third group to tell)",
+			 c.gnames[g]);
+		json_object_set_new(rec, "evidence", json_pack("{s:s}", "summary", text));
 		run_record(run, "diagnosis", rec);
 	}
 	if (p.cross == 1) {

@@ -19,9 +19,10 @@ struct iso_set {
 
 const char *iso_kind_name(int kind)
 {
-	static const char *const names[] = { "group", "cross", "split", "rest", "confirm" };
+	static const char *const names[] = { "group", "cross", "split", "rest", "confirm",
+					     "uplink-pair", "uplink-confirm" };
 
-	return kind >= 0 && kind <= ISO_CONFIRM ? names[kind] : "?";
+	return kind >= 0 && kind <= ISO_UCONFIRM ? names[kind] : "?";
 }
 
 void iso_free(struct iso_plan *p)
@@ -33,6 +34,8 @@ void iso_free(struct iso_plan *p)
 	free(p->state);
 	free(p->used);
 	free(p->links);
+	free(p->ustate);
+	free(p->ureps);
 	free(p->cur.tests);
 	free(p->cur.nodes);
 	memset(p, 0, sizeof(*p));
@@ -80,14 +83,18 @@ int iso_init(struct iso_plan *p, int n, const int *group_of, int ngroups)
 	p->state = calloc((size_t)n, 1);
 	p->used = calloc((size_t)n, 1);
 	p->links = malloc((size_t)n * 2 * sizeof(int));
+	p->ustate = calloc((size_t)ngroups, 1);
+	p->ureps = malloc((size_t)ngroups * sizeof(int));
 	p->cur.tests = malloc((size_t)n * sizeof(struct iso_test));
 	p->cur.nodes = malloc((size_t)n * sizeof(int));
 	count = calloc((size_t)ngroups, sizeof(int));
 	at = calloc((size_t)ngroups, sizeof(int));
 	members = malloc((size_t)n * sizeof(int));
-	if (!p->group || !p->state || !p->used || !p->links || !p->cur.tests || !p->cur.nodes || !count ||
+	if (!p->group || !p->state || !p->used || !p->links || !p->ustate || !p->ureps || !p->cur.tests || !p->cur.nodes || !count ||
 	    !at || !members)
 		goto out;
+	for (int g = 0; g < ngroups; g++)
+		p->ureps[g] = -1;
 	for (int i = 0; i < n; i++) {
 		if (group_of[i] < 0 || group_of[i] >= ngroups)
 			goto out;
@@ -183,7 +190,7 @@ int iso_next(struct iso_plan *p, struct iso_round *r)
 			seen[g] = 1;
 			/* a group passed when its first node is good: round 1 decided groups whole */
 			if (p->state[x] == ISO_GOOD)
-				reps[good_groups++] = x;
+				reps[good_groups++] = p->ureps[g] = x;
 		}
 		if (good_groups >= 2)
 			test_add(p, ISO_CROSS, -1, reps, good_groups);
@@ -192,10 +199,58 @@ int iso_next(struct iso_plan *p, struct iso_round *r)
 		if (good_groups < 2)
 			p->cross = 0;   /* nothing to cross: no fault between groups to find */
 	}
-	if (!p->cur.ntests) {
-		if (!any)
+	/* the uplink's search, first in the round: its representatives are taken before padding */
+	if (p->uphase == 1) {
+		int prev = -1;
+
+		for (int g = 0; g < p->ngroups; g++) {
+			if (p->ureps[g] < 0)
+				continue;
+			if (prev < 0) {
+				prev = g;
+				continue;
+			}
+			{
+				int v[2] = { p->ureps[prev], p->ureps[g] };
+
+				test_add(p, ISO_UPAIR, prev, v, 2);
+			}
+			prev = -1;
+		}
+		if (prev >= 0)
+			p->ustate[prev] = ISO_UP_CANDIDATE;   /* the odd one: tested with an ok one next */
+	} else if (p->uphase == 2) {
+		int ok = 0, cands = 0;
+
+		for (int g = 0; g < p->ngroups; g++) {
+			ok += p->ustate[g] == ISO_UP_OK;
+			cands += p->ustate[g] == ISO_UP_CANDIDATE;
+		}
+		for (int g = 0; g < p->ngroups && ok; g++) {
+			if (p->ustate[g] != ISO_UP_CANDIDATE)
+				continue;
+			for (int h = 0; h < p->ngroups; h++)
+				if (p->ustate[h] == ISO_UP_OK && !p->used[p->ureps[h]]) {
+					int v[2] = { p->ureps[g], p->ureps[h] };
+
+					test_add(p, ISO_UCONFIRM, g, v, 2);
+					break;
+				}
+		}
+		if (!ok) {
+			/* two groups, or every pair failed: nothing to tell the candidates apart */
+			for (int g = 0; g < p->ngroups; g++)
+				if (p->ustate[g] == ISO_UP_CANDIDATE)
+					p->ustate[g] = ISO_UP_AMBIGUOUS;
+			p->uphase = 0;
+		} else if (!cands) {
+			p->uphase = 0;
+		}
+	}
+	if (!p->cur.ntests || p->uphase) {
+		if (!any && !p->cur.ntests)
 			return 0;
-		for (int i = 0; i < p->nsets; i++) {
+		for (int i = 0; any && i < p->nsets; i++) {
 			struct iso_set *s = &p->sets[i];
 			struct iso_test *t;
 			int padding = p->rounds > 0 && p->cross != 1;
@@ -250,6 +305,17 @@ int iso_result(struct iso_plan *p, const struct iso_round *r)
 		switch (t->kind) {
 		case ISO_CROSS:
 			p->cross = !!t->fail;
+			p->uphase = t->fail ? 1 : 0;
+			break;
+		case ISO_UPAIR: {
+			int a = t->set, b = p->group[r->nodes[t->first + 1]];
+
+			p->ustate[a] = p->ustate[b] = t->fail ? ISO_UP_CANDIDATE : ISO_UP_OK;
+			p->uphase = 2;
+			break;
+		}
+		case ISO_UCONFIRM:
+			p->ustate[t->set] = t->fail ? ISO_UP_BAD : ISO_UP_OK;
 			break;
 		case ISO_GROUP:
 		case ISO_REST:

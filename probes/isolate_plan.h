@@ -15,7 +15,10 @@
  *   2. when two groups or more passed: one test of a representative (the
  *      first node) of each passed group, for a fault between groups (a spine,
  *      a leaf's uplink); once one is seen, tests are no longer padded, since
- *      padding crosses groups;
+ *      padding crosses groups, and the uplink is looked for beside the other
+ *      tests: the representatives in pairs (one round), then each of a failed
+ *      pair (and an odd one left over) with the representative of a group
+ *      whose pair passed: fail = that group's uplink is bad (ustate);
  *   3... binary splitting of each failed set, all sets at once: a test of its
  *      first half, padded with known-good nodes to the size of the largest
  *      group (so every test has the same size); a passing half clears its
@@ -46,9 +49,20 @@ enum iso_kind {
 	ISO_SPLIT,      /* the first half of a failed set, padded */
 	ISO_REST,       /* the untested remainder of a split set, padded */
 	ISO_CONFIRM,    /* a suspect node with one known-good node */
+	ISO_UPAIR,      /* after a cross failure: two groups' representatives */
+	ISO_UCONFIRM,   /* a candidate group's representative with an ok group's */
 };
 
-/* "group", "cross", "split", "rest", "confirm" */
+/* what the plan says of a group's uplink (ustate) */
+enum iso_uplink {
+	ISO_UP_UNTESTED,
+	ISO_UP_CANDIDATE,  /* in a failed pair of representatives, or left over */
+	ISO_UP_OK,
+	ISO_UP_BAD,        /* failed with an ok group's representative */
+	ISO_UP_AMBIGUOUS,  /* a candidate with no ok group to tell it apart (two groups only) */
+};
+
+/* "group", "cross", "split", "rest", "confirm", "uplink-pair", "uplink-confirm" */
 const char *iso_kind_name(int kind);
 
 struct iso_test {
@@ -81,7 +95,10 @@ struct iso_plan {
 	int unlocated;         /* suspects cleared by a pair test */
 	int *links;            /* nlinks pairs (a, b): a failed with b, passed with another */
 	int nlinks;
+	unsigned char *ustate; /* ngroups: enum iso_uplink */
 	/* internal */
+	int *ureps;            /* ngroups: the group's representative, -1 for a failed group */
+	int uphase;            /* 0 none, 1 pairs next, 2 confirmations next */
 	struct iso_set *sets;
 	int nsets, capsets, awaiting;
 	unsigned char *used;   /* n: in a test of the round being planned */

@@ -234,7 +234,11 @@ static void test_pair_fault(void **state)
 	sim_free(&s);
 }
 
-/* A leaf's uplink: tests inside it pass, the cross-group test fails, no node is blamed. */
+/*
+ * A leaf's uplink: tests inside it pass, the cross-group test fails; the
+ * representatives in pairs, then the failed pair's two each with an ok
+ * group's: the uplink of group 2 is named, no node is blamed.
+ */
 static void test_uplink_fault(void **state)
 {
 	struct sim s;
@@ -244,17 +248,33 @@ static void test_uplink_fault(void **state)
 	assert_int_equal(sim_init(&s, 64, 3), 0);
 	s.uplink = 2;
 	assert_int_equal(iso_init(&p, 64, s.group, s.ngroups), 0);
-	assert_int_equal(iso_run(&p, sim_oracle, &s), 2);
+	/* groups, cross, pairs of representatives, confirmations */
+	assert_int_equal(iso_run(&p, sim_oracle, &s), 4);
 	assert_int_equal(p.cross, 1);
 	assert_int_equal(iso_bad_count(&p), 0);
+	for (int g = 0; g < s.ngroups; g++)
+		assert_int_equal(p.ustate[g], g == 2 ? ISO_UP_BAD : ISO_UP_OK);
 	iso_free(&p);
-	/* with a bad node too: found without padding (padding would cross the uplink) */
+	/* with a bad node in another group too: both found; the search runs unpadded */
 	s.bad[5] = 1;
 	assert_int_equal(iso_init(&p, 64, s.group, s.ngroups), 0);
 	assert_true(iso_run(&p, sim_oracle, &s) > 2);
 	assert_int_equal(p.cross, 1);
 	assert_int_equal(p.state[5], ISO_BAD);
 	assert_int_equal(iso_bad_count(&p), 1);
+	for (int g = 1; g < s.ngroups; g++)
+		assert_int_equal(p.ustate[g], g == 2 ? ISO_UP_BAD : ISO_UP_OK);
+	iso_free(&p);
+	sim_free(&s);
+	/* two groups: which of the two uplinks cannot be told from all_reduce tests */
+	assert_int_equal(sim_init(&s, 4, 3), 0);
+	s.uplink = 1;
+	assert_int_equal(iso_init(&p, 4, s.group, s.ngroups), 0);
+	assert_true(iso_run(&p, sim_oracle, &s) > 0);
+	assert_int_equal(p.cross, 1);
+	assert_int_equal(p.ustate[0], ISO_UP_AMBIGUOUS);
+	assert_int_equal(p.ustate[1], ISO_UP_AMBIGUOUS);
+	assert_int_equal(iso_bad_count(&p), 0);
 	iso_free(&p);
 	sim_free(&s);
 }
