@@ -450,6 +450,21 @@ static int note_diagnosis(struct eval *e, const json_t *rec)
 			snprintf(by, sizeof(by), "one-way bandwidth %.2f of the reference",
 				 json_number_value(json_object_get(r, "bw")));
 		why = by[0] ? by : NULL;
+	} else if (!strcmp(subj, "uplink") && (!strcmp(v, "bad") || !strcmp(v, "ambiguous"))) {
+		/* isolate: "switch uplink leaf2 (node8, node9, ...)": its nodes are not drained */
+		const json_t *hs = json_object_get(rec, "hosts"), *h;
+		size_t i, at;
+
+		at = (size_t)snprintf(name, sizeof(name), "switch uplink %s (", str(rec, "group") ?: "?");
+		json_array_foreach(hs, i, h)
+			if (at < sizeof(name) - 2)
+				at += (size_t)snprintf(name + at, sizeof(name) - at, "%s%s", i ? ", " : "",
+						       json_string_value(h) ?: "?");
+		if (at < sizeof(name) - 1)
+			snprintf(name + at, sizeof(name) - at, ")");
+	} else if (!strcmp(subj, "between_groups") && !strcmp(v, "bad")) {
+		/* isolate: each group passed alone, their representatives together failed */
+		snprintf(name, sizeof(name), "between groups (a spine or a leaf uplink)");
 	} else {
 		return 0;
 	}
