@@ -613,6 +613,8 @@ static int trainstep_run(struct cc_run *run)
 			json_pack("{s:i, s:s, s:i, s:f, s:f}", "rank", straggler, "host",
 				  mpi->hosts[mpi->rank_node[straggler]], "last_ready_steps", last_ready[straggler],
 				  "ready_s", rmed[straggler], "others_ready_s", others));
+		if (straggler >= 0)
+			json_object_set_new(rec, "straggler_host", json_string(mpi->hosts[mpi->rank_node[straggler]]));
 		json_object_set_new(rec, "blas_threads", json_integer(p_threads));
 		json_object_set_new(rec, "polls", json_integer(t.polls));
 		run_record(run, "measurement", rec);
