@@ -12,6 +12,7 @@ USE_CUDA ?= auto
 USE_NCCL ?= auto
 USE_CUBLASLT ?= auto
 USE_VERBS ?= auto
+USE_OPENBLAS ?= auto
 B         = build
 
 # --- a fresh machine: the packages the build needs (scripts/deps.sh), checked
@@ -37,6 +38,8 @@ endif
 have_cuda  := $(if $(wildcard $(CUDA_HOME)/include/cuda_runtime.h),yes,no)
 have_nccl  := $(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h),yes,no)
 have_cublaslt := $(if $(wildcard $(CUDA_HOME)/include/cublasLt.h),yes,no)
+# OpenBLAS (libopenblas-dev): the host matmuls of the trainstep probe
+have_openblas := $(if $(wildcard /usr/include/$(shell gcc -print-multiarch 2>/dev/null)/cblas-openblas.h /usr/include/openblas/cblas.h),yes,no)
 have_verbs := $(if $(wildcard /usr/include/infiniband/verbs.h),$(if $(wildcard /usr/include/rdma/rdma_cma.h),yes,no),no)
 
 define feature
@@ -53,6 +56,7 @@ $(eval $(call feature,CUDA,cuda,CUDA runtime under CUDA_HOME=$(CUDA_HOME)))
 $(eval $(call feature,NCCL,nccl,nccl.h))
 $(eval $(call feature,CUBLASLT,cublaslt,cublasLt.h under CUDA_HOME=$(CUDA_HOME)))
 $(eval $(call feature,VERBS,verbs,libibverbs/librdmacm headers))
+$(eval $(call feature,OPENBLAS,openblas,OpenBLAS's cblas.h (libopenblas-dev)))
 ifneq ($(have_cuda),yes)
 have_nccl := no
 have_cublaslt := no
@@ -81,7 +85,12 @@ ifeq ($(have_verbs),yes)
 CPPFLAGS += -DHAVE_VERBS
 LDLIBS   += -libverbs -lrdmacm
 endif
-FEATURES := features: mpi=yes cuda=$(have_cuda) nccl=$(have_nccl) cublaslt=$(have_cublaslt) verbs=$(have_verbs) gnuplot=$(have_gnuplot)
+ifeq ($(have_openblas),yes)
+CPPFLAGS += -DHAVE_OPENBLAS
+# not linked: the trainstep probe opens libopenblas.so.0 when it runs (probes/trainstep.c)
+LDLIBS   += -ldl
+endif
+FEATURES := features: mpi=yes cuda=$(have_cuda) nccl=$(have_nccl) cublaslt=$(have_cublaslt) verbs=$(have_verbs) openblas=$(have_openblas) gnuplot=$(have_gnuplot)
 
 LIB_SRC  := $(wildcard core/*.c gpu/*.c bench/*.c probes/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)

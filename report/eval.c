@@ -12,6 +12,7 @@
 #include "model.h"
 #include "model_ckpt.h"
 #include "model_compute.h"
+#include "model_step.h"
 #include "profile.h"
 #include "record.h"
 #include "report.h"
@@ -511,6 +512,8 @@ int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 		rc = ckpt_note(e, r);
 	else if (streq(k.kind, "soak"))
 		rc = soak_note(e, r);
+	else if (streq(k.kind, "probe") && (streq(k.name, "trainstep") || streq(k.name, "torch_step")))
+		rc = step_note(e, r);
 	if (streq(k.kind, "probe"))
 		note_pair(e, r, &k);
 	for (int i = 0; !rc && i < e->ncs; i++)
@@ -1266,6 +1269,7 @@ void eval_free(struct eval *e)
 	json_decref(e->estimate);
 	json_decref(e->compute);
 	json_decref(e->storage_write);
+	json_decref(e->steps);
 	json_decref(e->checkpoint);
 	free(e->np);
 	soak_free(e);

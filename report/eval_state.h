@@ -100,6 +100,7 @@ struct eval {
 	json_t *storage_write;   /* the slowest aggregate storage write record seen (model_ckpt.c); NULL none */
 	json_t *checkpoint;      /* summary.checkpoint: null, or the checkpoint model (or why none) */
 	struct soak_state *soak; /* the soak series (soak.c); NULL before the first soak record */
+	json_t *steps;           /* measured training steps by source (model_step.c); NULL none */
 };
 
 /* the index of host in e's host table, entered when new; -1 on no memory */
