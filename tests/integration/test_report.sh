@@ -10,7 +10,9 @@
 #    pin the summary's shape for its readers (renderers, scripts).
 #  - `stderr`: the one line an input error must give (exit 2).
 # Profiles named in `args` are the test-owned copies in tests/report/profiles
-# ($CCREPORT_PROFILES), so editing a shipped profile rewrites no golden.
+# ($CCREPORT_PROFILES), so editing a shipped profile rewrites no golden; the
+# cases with a `shipped` file (shipped-*) judge with profiles/ as shipped, so a
+# change there that breaks a healthy first run fails here.
 # Synthetic GPU clusters are not stored: `gen` (and `gen.baseline`) hold the
 # arguments of tests/report/gen_results.c that writes results.jsonl
 # (baseline.jsonl) into a copy of the folder. REGEN=1 rewrites each case's
@@ -45,7 +47,11 @@ golden() {  # golden CASE
 			"$GEN" "${gen[@]}" >"$run/baseline.jsonl"
 		fi
 	fi
-	(cd "$run" && "$CCREPORT" "${args[@]}" --no-render -q -o "$out") >"$out.stdout" 2>"$out.stderr"
+	# a case with a `shipped` file judges with profiles/ as shipped, not the test-owned copies
+	local profiles=$CCREPORT_PROFILES
+	[ -f "$dir/shipped" ] && profiles=$T_ROOT/profiles
+	(cd "$run" && CCREPORT_PROFILES=$profiles "$CCREPORT" "${args[@]}" --no-render -q -o "$out") \
+		>"$out.stdout" 2>"$out.stderr"
 	rc=$?
 	if [ "$rc" -ne "$want" ]; then
 		t_fail "$1: exit $rc, want $want: $(head -c 300 "$out.stderr")"
@@ -226,6 +232,29 @@ t_check "70B, 64 nodes x 8, tp 8, pp 4: dp sync = 2 x 15/16 x 8 x 4.375e9 / 360e
 		(.estimate.terms.tp.source | test("^measured: all_reduce nccl bfloat16 on 1 node, 8 ranks")) and
 		(.estimate.terms.pp.source | test("^measured: ib write_bw, the worst of 8 pair")) and
 		.estimate.inputs.gpus == 512' "$s/estimate-layout.json"
+
+# the shipped profiles as a new user meets them (cases shipped-*: profiles/*.ini, not the test copies)
+for c in shipped-h100-pass shipped-h200-pass shipped-a100-pass; do
+	t_check "$c: a healthy generated 2-node run passes the shipped profile (exit 0), every required criterion judged" \
+		jq -e '.verdict == "pass" and .exit_code == 0 and
+			([.criteria[] | select(.required)] | length >= 10 and all(.verdict == "pass"))' "$s/$c.json"
+done
+t_check "shipped-h100-slow-gpu: one GPU at half its HBM rate fails hbm_copy, naming node1/gpu3 and only it" \
+	jq -e '.verdict == "fail" and (.criteria[] | select(.id == "hbm_copy") | .verdict == "fail" and
+		[.failures[].element] == ["node1/gpu3"])' "$s/shipped-h100-slow-gpu.json"
+
+# the shipped profiles and docs cite their sources inside the project (docs/sources.md), never a
+# file outside the repository; every source the profiles name in a comment is a row of docs/sources.md
+out=$(grep -rln 'shared/REFERENCE\|REFERENCE\.md' "$T_ROOT/docs" "$T_ROOT/profiles" "$T_ROOT/README.md")
+t_check "docs/ and profiles/ cite docs/sources.md, no file outside the repository (${out:-none})" test -z "$out"
+for src in azurehpc-health-checks AI-benchmarking-guide DCGM imbue-ai/cluster-health SuperBench gpu-fryer \
+	'Megatron-LM' 'NVIDIA/nccl #1264' 'nccl-tests #290' 'nccl-tests #309' mamf-finder 'stas00 ml-engineering'; do
+	if grep -q "$src" "$T_ROOT"/profiles/{h100,h200,a100}*.ini && ! grep -qi "${src%% *}" "$T_ROOT/docs/sources.md"; then
+		t_fail "a shipped profile cites '$src', which docs/sources.md does not list"
+	fi
+done
+t_check "every GPU profile points to docs/sources.md" \
+	bash -c "grep -L 'docs/sources.md' '$T_ROOT'/profiles/{h100,h200,a100}*.ini | grep -q . && exit 1 || exit 0"
 
 # the terminal summary: verdict first, nothing from the results can break a line
 out=$(cd "$CASES/hostile-names" && "$CCREPORT" -p test-emu-1g --no-render -o "$T_TMP/h2" results.jsonl)
