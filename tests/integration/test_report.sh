@@ -96,6 +96,12 @@ t_check "fail names the GPU, its value, the bound and the shortfall" \
 	jq -e '.criteria[] | select(.id == "pcie_h2d") | .verdict == "fail" and
 		(.failures | length == 1) and .failures[0].element == "node1/gpu3" and
 		.failures[0].bound == 48 and .failures[0].shortfall_pct > 45' "$s/fail-gpu.json"
+t_check "every incomplete criterion's reason ends with its fix (the command that measures it)" \
+	jq -e '[.criteria[] | select(.verdict == "incomplete") | .reason] | length > 10 and
+		all(test("; fix: .*(`ccprobe [^`]+`|CCDIAG_LINK_RATE_MBIT)") or test("--workload checkpoint_every")) and
+		(map(select(test("gpuhealth"))) | all(endswith("fix: run `ccprobe gpuhealth`"))) and
+		(map(select(test("^no measurement of storage"))) | all(test("--storage 1` on the emulated cluster")))' \
+	"$s/shipped-h100-pass.json"
 t_check "a skipped probe makes its required criteria incomplete, never pass" \
 	jq -e '[.criteria[] | select(.probe == "pcie" and .required)] | all(.verdict == "incomplete")' \
 	"$s/incomplete-skip.json"
@@ -290,6 +296,9 @@ if [ "$rc" -eq 1 ] && [ -s "$T_TMP/full/summary.json" ] && [ -s "$T_TMP/full/rep
 else
 	t_fail "full report: exit $rc; $(ls "$T_TMP/full" 2>&1 | tr '\n' ' ')"
 fi
+t_check "junit.xml: an incomplete criterion says 'incomplete:' once (netpair_bw_rate has no rate)" \
+	bash -c "grep -q 'message=\"incomplete: no rate reported' '$T_TMP/full/junit.xml' &&
+		! grep -q 'incomplete: incomplete' '$T_TMP/full/junit.xml'"
 (cd "$CASES/hostile-names" && "$CCREPORT" -p test-emu-1g -q -o "$T_TMP/hfull" results.jsonl)
 # (Markdown escapes '<' with a backslash; HTML and XML with entities)
 if ! grep -q '<script>alert' "$T_TMP/hfull/index.html" "$T_TMP/hfull/junit.xml" 2>/dev/null &&
@@ -337,7 +346,7 @@ jq -c 'if .test == "h2d" then del(.rate_GBps, .pct_of_rate) else . end' \
 "$CCREPORT" -p test-h100 -q --no-render -o "$T_TMP/norate" "$T_TMP/norate.jsonl" >/dev/null 2>&1
 t_check "records without rate_GBps: pcie_link says no rate was reported, not 'no such metric'" \
 	jq -e '.criteria[] | select(.id == "pcie_link") | .verdict == "incomplete" and
-		(.reason | endswith("no rate reported (the probe did not know the link'"'"'s rate)"))' \
+		(.reason | test("no rate reported \\(the probe did not know the link'"'"'s rate\\); fix: run `ccprobe pcie` on the host itself"))' \
 	"$T_TMP/norate/summary.json"
 
 # two collectives-only runs (no inventory) whose rank 0 loaded different NCCLs: the
