@@ -249,6 +249,33 @@ t_check "shipped-h100-slow-gpu: one GPU at half its HBM rate fails hbm_copy, nam
 	jq -e '.verdict == "fail" and (.criteria[] | select(.id == "hbm_copy") | .verdict == "fail" and
 		[.failures[].element] == ["node1/gpu3"])' "$s/shipped-h100-slow-gpu.json"
 
+# the decision (summary.json's "decision", what every renderer opens with)
+t_check "decision: emu-degraded drains node2 with the diagnosis and its three links, in the report's digits" \
+	jq -e '.decision | .verdict == "fail" and (.words | startswith("FAIL: do not accept")) and
+		[.drain[].node] == ["node2"] and (.drain[0].reason | startswith("netpair diagnosis: node bad") and
+		test("netpair_bw node2-node3 \\(host node2\\): 0.0942 Gb/s, bound 0.25 Gb/s, shortfall 62.32%")) and
+		.check == [] and .judged.phases == 1 and .judged.ranks_per_phase == [4] and .judged.nodes == 4 and
+		.optional_not_measured == 2' "$s/emu-degraded.json"
+t_check "decision: one slow GPU drains its node naming the criterion and the GPU" \
+	jq -e '.decision | [.drain[].node] == ["node1"] and (.drain[0].reason | startswith("hbm_copy node1/gpu3 (host node1): ")) and
+		.required_not_measured == [] and .optional_not_measured > 10' "$s/shipped-h100-slow-gpu.json"
+t_check "decision: a wrong GPU model is said in words and listed, though no criterion failed" \
+	jq -e '.decision | .failed == [] and (.words | test("the hardware is not what the profile expects")) and
+		.hardware[0].key == "gpu_model" and .drain == []' "$s/wrong-model.json"
+t_check "decision: required checks not measured come with the command that measures them" \
+	jq -e '.decision | (.words | startswith("INCOMPLETE: no decision yet")) and (.required_not_measured | length > 0 and
+		all(.fix | test("^run `ccprobe pcie`")))' "$s/incomplete-skip.json"
+t_check "decision: the estimate's headline with its extrapolation" \
+	jq -e '.decision.estimate | .made and .days > 0 and .gpu_hours > 0 and .comm_pct > 90 and
+		(.extrapolated | test("4x the nodes"))' "$s/estimate-dp512.json"
+(cd "$T_TMP/case-shipped-h100-slow-gpu" && CCREPORT_PROFILES=$T_ROOT/profiles "$CCREPORT" -p h100-sxm-8x-ndr400 \
+	--no-render -o "$T_TMP/term" results.jsonl) >"$T_TMP/term.out" 2>&1
+t_check "terminal summary: the verdict, then the decision in words, the node to drain, the optional count, what was judged" \
+	bash -c "sed -n 2p '$T_TMP/term.out' | grep -q '^ccreport: FAIL: do not accept the cluster as it is: 1 criterion failed; drain 1 node(s)' &&
+		sed -n 3p '$T_TMP/term.out' | grep -q '^  drain node1: hbm_copy node1/gpu3 (host node1): ' &&
+		grep -q '^  [0-9]* optional check(s) not measured' '$T_TMP/term.out' &&
+		grep -q '^  judged: 2 nodes (node0, node1), 1 phase (results file) of 16 ranks$' '$T_TMP/term.out'"
+
 # the shipped profiles and docs cite their sources inside the project (docs/sources.md), never a
 # file outside the repository; every source the profiles name in a comment is a row of docs/sources.md
 out=$(grep -rln 'shared/REFERENCE\|REFERENCE\.md' "$T_ROOT/docs" "$T_ROOT/profiles" "$T_ROOT/README.md")
