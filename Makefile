@@ -96,7 +96,7 @@ LIB_SRC  := $(wildcard core/*.c gpu/*.c bench/*.c probes/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
 # ccreport links no MPI, CUDA, NCCL or verbs: plain cc, jansson, inih and sqlite3 only
 RCC      ?= cc
-RLDLIBS  := -ljansson -linih -lsqlite3 -lm
+RLDLIBS  := -ljansson -linih -lsqlite3 -lcrypto -lm
 # report/ judges, render/ renders the documents it writes, fmt/ sits beneath both
 # (README.md, Layout); core/size.c, core/stats.c and core/topology.c are plain C (no MPI):
 # ccreport reads sizes, takes medians and reads topologies as ccprobe does

@@ -79,6 +79,8 @@ struct eval {
 	json_t *series;          /* collective curves: key -> {name, backend, dtype, op, nodes, points} */
 	json_t *diagnoses;       /* netpair node/link verdicts other than ok */
 	json_t *timeouts;        /* one line each */
+	json_t *unjudged;        /* failures no criterion judged (wrong > 0, errors, end failures): one line each */
+	long nunjudged;          /* all of them; unjudged lists the first ones */
 	json_t *versions;        /* key -> value -> [hosts] (consistency.c) */
 	struct htab vseen;       /* key, value, host noted */
 	json_t *outliers;        /* filled by eval_finish */

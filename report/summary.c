@@ -112,8 +112,8 @@ static json_t *input_json(const struct input_info *in)
 	json_array_foreach(json_object_get(in->header, "hosts"), i, h)
 		if (json_is_string(json_object_get(h, "name")))
 			json_array_append(hosts, json_object_get(h, "name"));
-	return json_pack("{s:s, s:s, s:s, s:I, s:s, s:o, s:I, s:O?}", "path", in->path,
-			 "run_id", in->run_id ?: "", "start_utc", in->start_utc ?: "",
+	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:o, s:I, s:O?}", "path", in->path,
+			 "sha256", in->sha256, "run_id", in->run_id ?: "", "start_utc", in->start_utc ?: "",
 			 "records", (json_int_t)in->records, "end", in->end, "hosts", hosts, "ranks",
 			 json_integer_value(json_object_get(in->header, "world_size")),
 			 "features", json_object_get(in->header, "features"));
@@ -256,7 +256,7 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	const struct profile *p = e->p;
 	json_t *s, *crit = json_array(), *inputs = json_array(), *hosts = json_array();
 	json_t *pr = json_array(), *cons, *base = json_null(), *v, *hw;
-	int verdict = V_PASS, unfinished = 0;
+	int verdict = V_PASS, unfinished = 0, judged = 0;
 	char when[32];
 	size_t i;
 
@@ -275,6 +275,14 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	for (int i = 0; i < e->nhosts; i++)
 		json_array_append_new(hosts, json_string(e->host_names[i]));
 	if (unfinished && verdict < V_INCOMPLETE)
+		verdict = V_INCOMPLETE;
+	/* failures no criterion judged, and hangs: at least a warn, listed below */
+	if ((e->nunjudged || json_array_size(e->timeouts)) && verdict < V_WARN)
+		verdict = V_WARN;
+	/* a pass says something was judged: at least one criterion had evidence */
+	for (int i = 0; i < e->ncs; i++)
+		judged += e->cs[i].verdict != V_INCOMPLETE;
+	if (!judged && verdict < V_INCOMPLETE)
 		verdict = V_INCOMPLETE;
 	cons = consistency_diff(e->versions);
 	if (json_array_size(cons))
@@ -343,6 +351,12 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	json_array_foreach(e->timeouts, i, v)
 		if (listed(pr, i, json_array_size(e->timeouts), "timeouts"))
 			problem(pr, "INCOMPLETE timeout during %s", json_string_value(v));
+	if (!judged)
+		problem(pr, "INCOMPLETE nothing judged: no criterion of profile %s had evidence in the results "
+			"(a pass needs at least one)", p->name);
+	json_array_foreach(e->unjudged, i, v)
+		if (listed(pr, i, (size_t)e->nunjudged, "failures no criterion judged"))
+			problem(pr, "WARN not judged by any criterion: %s", json_string_value(v));
 	for (int i = 0; i < e->ncs; i++)
 		if (e->cs[i].c->required)
 			criterion_problems(&e->cs[i], V_INCOMPLETE, pr);
@@ -386,6 +400,8 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	json_object_set_new(s, "baseline", base);
 	json_object_set(s, "diagnoses", e->diagnoses);
 	json_object_set_new(s, "problems", pr);
+	json_object_set_new(s, "unjudged", json_pack("{s:I, s:O}", "count", (json_int_t)e->nunjudged,
+						     "listed", e->unjudged));
 	json_object_set_new(s, "charts", json_pack("{s:o, s:o, s:O}", "collectives",
 		series_curves(e->series), "netpair", netpair_json(e), "scaling", e->scaling));
 	json_object_set(s, "estimate", e->estimate);

@@ -388,6 +388,36 @@ t_check "header versions: NCCL 2.27.3 on vm and 2.26.2 on vm2 differ, exit 1" \
 	jq -e --argjson rc "$?" '$rc == 1 and .consistency == [{"key": "nccl", "values":
 		[{"value": "2.27.3", "hosts": ["vm"]}, {"value": "2.26.2", "hosts": ["vm2"]}]}]' "$T_TMP/hv/summary.json"
 
+t_check "a node's netpair records deleted: the link criteria are incomplete and name the 3 missing links" \
+	jq -e '[.criteria[] | select(.id == "netpair_bw" or .id == "netpair_latency") | .verdict == "incomplete" and
+		(.reason | contains("3 of 6 links not measured: node0-node3, node1-node3, node2-node3"))] == [true, true]' \
+	"$T_TMP/missing-links.json"
+t_check "wrong elements no criterion judges and the end record's failure count make a warn, listed" \
+	jq -e '.verdict == "warn" and .unjudged.count == 2 and
+		(.unjudged.listed[0] | contains("alltoall mpi at 1048576 B: 12 wrong")) and
+		(.unjudged.listed[1] | contains("counted 1 failure(s)"))' "$T_TMP/unjudged-failures.json"
+t_check "a profile that judged nothing gives no pass" \
+	jq -e '.verdict == "incomplete" and any(.problems[]; startswith("INCOMPLETE nothing judged"))' \
+	"$T_TMP/nothing-judged.json"
+
+# inputs that are not files of records: refused with one line naming them, exit 2, never read forever
+mkfifo "$T_TMP/fifo.jsonl"
+timeout 10 "$CCREPORT" -p test-emu-1g -q --no-render -o "$T_TMP/fifo" "$T_TMP/fifo.jsonl" 2>"$T_TMP/fifo.err"
+t_check "a FIFO is not a results file: exit 2, named" \
+	bash -c "[ $? -eq 2 ] && grep -q 'fifo.jsonl: not a regular file' '$T_TMP/fifo.err'"
+timeout 10 "$CCREPORT" -p test-emu-1g -q --no-render -o "$T_TMP/zero" /dev/zero 2>"$T_TMP/zero.err"
+t_check "/dev/zero is not a results file: exit 2" \
+	bash -c "[ $? -eq 2 ] && grep -q '^/dev/zero: not a regular file' '$T_TMP/zero.err'"
+{ head -1 "$CASES/emu-healthy/results.jsonl"; printf '{"type":"note","x":"'; head -c $((17 << 20)) /dev/zero | tr '\0' a
+  printf '"}\n'; } >"$T_TMP/long.jsonl"
+"$CCREPORT" -p test-emu-1g -q --no-render -o "$T_TMP/long" "$T_TMP/long.jsonl" 2>"$T_TMP/long.err"
+t_check "a line longer than 16 MiB is an input error naming the line" \
+	bash -c "[ $? -eq 2 ] && grep -q 'long.jsonl:2: line longer than 16 MiB' '$T_TMP/long.err'"
+rm -f "$T_TMP/long.jsonl"
+t_check "summary.json records each input's SHA-256" \
+	jq -e --arg h "$(sha256sum <"$CASES/emu-healthy/results.jsonl" | cut -d' ' -f1)" \
+	'.inputs[0].sha256 == $h' "$T_TMP/emu-healthy.json"
+
 # usage
 t_check "--help documents the exit codes" bash -c "'$CCREPORT' --help | grep -q '4  incomplete'"
 "$CCREPORT" >/dev/null 2>&1
