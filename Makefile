@@ -103,6 +103,10 @@ RLDLIBS  := -ljansson -linih -lsqlite3 -lcrypto -lm
 RPT_SRC  := $(filter-out report/main.c,$(wildcard report/*.c render/*.c fmt/*.c)) core/size.c core/stats.c \
 	core/topology.c
 RPT_OBJ  := $(RPT_SRC:%.c=$(B)/robj/%.o)
+# ccdiag (diag/): plain C beside ccreport, whose profile reader it uses; no MPI, CUDA,
+# NCCL or verbs. It asks ccprobe for the registry's plan entries (ccprobe --plan).
+DIAG_SRC := $(filter-out diag/main.c,$(wildcard diag/*.c))
+DIAG_OBJ := $(DIAG_SRC:%.c=$(B)/robj/%.o)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
@@ -121,7 +125,7 @@ features:
 	@echo "$(FEATURES)"
 
 # rebuild everything when the feature set or the list of sources changes
-STAMP := $(FEATURES) $(CPPFLAGS) $(sort $(LIB_SRC) $(RPT_SRC))
+STAMP := $(FEATURES) $(CPPFLAGS) $(sort $(LIB_SRC) $(RPT_SRC) $(DIAG_SRC))
 $(B)/features.txt: FORCE
 	@mkdir -p $(B)
 	@echo "$(STAMP)" | cmp -s - $@ || echo "$(STAMP)" > $@
@@ -147,10 +151,12 @@ $(B)/libccreport.a: $(RPT_OBJ) $(B)/features.txt
 $(B)/ccreport: $(B)/robj/report/main.o $(B)/libccreport.a
 	$(RCC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(RLDLIBS)
 
-# ccdiag is a shell script; it runs beside ccprobe and ccreport
-$(B)/ccdiag: scripts/ccdiag
-	@mkdir -p $(B)
-	install -m 755 $< $@
+# ccdiag runs beside ccprobe and ccreport (diag/main.c)
+$(B)/libccdiag.a: $(DIAG_OBJ) $(B)/features.txt
+	rm -f $@ && ar rcs $@ $(DIAG_OBJ)
+
+$(B)/ccdiag: $(B)/robj/diag/main.o $(B)/libccdiag.a $(B)/libccreport.a
+	$(RCC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(RLDLIBS)
 
 # the synthetic results generator of ccreport's golden cases and benchmark
 $(B)/tests/gen_results: tests/report/gen_results.c
@@ -161,6 +167,11 @@ $(B)/tests/libfakecuda.so: $(FAKE_SRC) tests/fakes/fake.h $(B)/features.txt
 	@mkdir -p $(B)/tests/fakecuda
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared -o $@ $(FAKE_SRC) -ldl
 	ln -sf ../libfakecuda.so $(B)/tests/fakecuda/libnvidia-ml.so.1
+
+# unit tests named *_diag_* test ccdiag (diag/) and link without MPI
+$(B)/tests/test_diag_%: tests/unit/test_diag_%.c $(B)/libccdiag.a $(B)/libccreport.a $(B)/features.txt
+	@mkdir -p $(dir $@)
+	$(RCC) -D_GNU_SOURCE $(CFLAGS) -o $@ $< $(B)/libccdiag.a $(B)/libccreport.a -lcmocka $(RLDLIBS)
 
 # unit tests and fuzz targets named *_report_* test ccreport and link without MPI
 $(B)/tests/test_report_%: tests/unit/test_report_%.c $(B)/libccreport.a $(B)/features.txt
@@ -275,7 +286,7 @@ install: all
 clean:
 	rm -rf $(B) build-asan build-fuzz build-nocuda build-lean
 
--include $(LIB_OBJ:.o=.d) $(RPT_OBJ:.o=.d) $(B)/obj/ccprobe.d $(B)/robj/report/main.d
+-include $(LIB_OBJ:.o=.d) $(RPT_OBJ:.o=.d) $(DIAG_OBJ:.o=.d) $(B)/robj/diag/main.d $(B)/obj/ccprobe.d $(B)/robj/report/main.d
 
 $(B)/bare_allreduce: tests/bench/bare_allreduce.c
 	@mkdir -p $(B)

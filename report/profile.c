@@ -386,18 +386,30 @@ static struct criterion *criterion_for(struct parse *ps, const char *section)
 	return c->id ? c : NULL;
 }
 
+/*
+ * A probe, collective, backend or test name: lower-case letters, digits and
+ * '_' (ccprobe's names), so that no value becomes an option, a glob or two
+ * arguments where ccdiag passes it on (docs/profiles.md).
+ */
+static int set_name(struct parse *ps, char **dst, const char *k, const char *v)
+{
+	if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(v))
+		return fail(ps, "%s '%s': a name of lower-case letters, digits and '_'", k, v);
+	return set_str(ps, dst, k, v);
+}
+
 static int crit_key(struct parse *ps, struct criterion *c, const char *k, const char *v)
 {
 	if (!strcmp(k, "title"))
 		return set_str(ps, &c->title, k, v);
 	if (!strcmp(k, "probe"))
-		return set_str(ps, &c->probe, k, v);
+		return set_name(ps, &c->probe, k, v);
 	if (!strcmp(k, "collective"))
-		return set_str(ps, &c->collective, k, v);
+		return set_name(ps, &c->collective, k, v);
 	if (!strcmp(k, "backend"))
-		return set_str(ps, &c->backend, k, v);
+		return set_name(ps, &c->backend, k, v);
 	if (!strcmp(k, "test"))
-		return set_str(ps, &c->test, k, v);
+		return set_name(ps, &c->test, k, v);
 	if (!strcmp(k, "dtype"))
 		return set_str(ps, &c->dtype, k, v);
 	if (!strcmp(k, "op"))
