@@ -98,9 +98,10 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
 RCC      ?= cc
 RLDLIBS  := -ljansson -linih -lsqlite3 -lm
 # report/ judges, render/ renders the documents it writes, fmt/ sits beneath both
-# (README.md, Layout); core/size.c and core/stats.c are plain C (no MPI): ccreport
-# reads sizes and takes medians as ccprobe does
-RPT_SRC  := $(filter-out report/main.c,$(wildcard report/*.c render/*.c fmt/*.c)) core/size.c core/stats.c
+# (README.md, Layout); core/size.c, core/stats.c and core/topology.c are plain C (no MPI):
+# ccreport reads sizes, takes medians and reads topologies as ccprobe does
+RPT_SRC  := $(filter-out report/main.c,$(wildcard report/*.c render/*.c fmt/*.c)) core/size.c core/stats.c \
+	core/topology.c
 RPT_OBJ  := $(RPT_SRC:%.c=$(B)/robj/%.o)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -113,7 +114,7 @@ FUZZ_SECONDS ?= 60
 FAKE_SRC := $(wildcard tests/fakes/fake*.c)
 FAKE_LIB := $(if $(filter yes,$(have_cuda)),$(B)/tests/libfakecuda.so)
 
-.PHONY: all test-bins check check-loaded demo install clean deps features bench bench-net fuzz asan bench-report bench-compare bench-ccdiag
+.PHONY: all test-bins check check-loaded demo install clean deps features bench bench-net fuzz asan bench-report bench-compare bench-ccdiag bench-isolate
 all: features $(B)/ccprobe $(B)/ccreport $(B)/ccdiag
 
 features:
@@ -221,7 +222,7 @@ deps:
 
 # what the suites need beyond `all`: make check builds it in the local lane, beside the
 # emulated-cluster suites, which need only ccprobe, ccreport and ccdiag (tests/run.sh)
-test-bins: $(TEST_BIN) $(FUZZ_BIN) $(B)/tests/gen_results $(FAKE_LIB)
+test-bins: $(TEST_BIN) $(FUZZ_BIN) $(B)/tests/gen_results $(B)/tests/bench_isolate $(FAKE_LIB)
 
 check: deps
 	@$(MAKE) --no-print-directory -j$$(nproc) all
@@ -246,6 +247,14 @@ bench-net: all
 # ccdiag's plan model: the h100 plan at 2..1024 nodes; as root, estimate vs wall time
 bench-ccdiag: all
 	@scripts/bench_ccdiag.sh
+
+# the group-testing planner on simulated clusters (docs/isolation.md): tests and rounds
+bench-isolate: $(B)/tests/bench_isolate
+	@$(B)/tests/bench_isolate $(ISOLATE_TRIALS)
+
+$(B)/tests/bench_isolate: tests/bench/bench_isolate.c tests/unit/isolate_sim.h probes/isolate_plan.c probes/isolate_plan.h probes/schedule.c probes/schedule.h
+	@mkdir -p $(dir $@)
+	$(RCC) -D_GNU_SOURCE -std=gnu11 $(CFLAGS) -Wall -Wextra -o $@ tests/bench/bench_isolate.c probes/isolate_plan.c probes/schedule.c -lm
 
 bench-report: $(B)/ccreport $(B)/tests/gen_results
 	@scripts/bench_report.sh

@@ -46,6 +46,7 @@ struct crit_state {
 	long other_size;         /* records of other sizes than the criterion's */
 	char *skip_reason, *error_msg;
 	char *why_none;          /* derived criteria: why the model gave no value */
+	char *unknown_why;       /* why a record has no value of the metric (its "unknown" object) */
 	char *caveat;            /* derived criteria: why the value is a warn, never a pass or fail */
 	/* results of eval_finish */
 	int verdict;

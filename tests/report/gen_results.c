@@ -2,7 +2,7 @@
  * tests/report/gen_results.c: writes a synthetic results file (docs/results.md)
  * of an HGX-like cluster: NODES x GPUS GPUs, one NIC per GPU, for ccreport's
  * golden cases and its benchmark. The numbers are invented but plausible
- * (../shared/REFERENCE.md); faults are injected on request.
+ * (figures from docs/sources.md); faults are injected on request.
  *
  * usage: gen_results [-n NODES] [-g GPUS] [-s SEED] [-m MODEL] [-p PCIE_GBPS] [-i IB_GBPS]
  *                    [FAULT...] > FILE
