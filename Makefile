@@ -91,7 +91,7 @@ RLDLIBS  := -ljansson -linih -lsqlite3 -lm
 # report/ judges, render/ renders the documents it writes, fmt/ sits beneath both
 # (README.md, Layout); core/size.c and core/stats.c are plain C (no MPI): ccreport
 # reads sizes and takes medians as ccprobe does
-RPT_SRC  := $(filter-out report/main.c,$(wildcard report/*.c render/*.c fmt/*.c)) core/size.c core/stats.c
+RPT_SRC  := $(filter-out report/main.c,$(wildcard report/*.c render/*.c fmt/*.c)) core/size.c core/stats.c core/dcgm_parse.c
 RPT_OBJ  := $(RPT_SRC:%.c=$(B)/robj/%.o)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
