@@ -98,10 +98,10 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
 RCC      ?= cc
 RLDLIBS  := -ljansson -linih -lsqlite3 -lcrypto -lm
 # report/ judges, render/ renders the documents it writes, fmt/ sits beneath both
-# (README.md, Layout); core/size.c, core/stats.c and core/topology.c are plain C (no MPI):
-# ccreport reads sizes, takes medians and reads topologies as ccprobe does
+# (README.md, Layout); core/size.c, core/stats.c, core/topology.c and core/dcgm_parse.c are
+# plain C (no MPI): ccreport reads sizes, takes medians, reads topologies and dcgmi's JSON as ccprobe does
 RPT_SRC  := $(filter-out report/main.c,$(wildcard report/*.c render/*.c fmt/*.c)) core/size.c core/stats.c \
-	core/topology.c
+	core/topology.c core/dcgm_parse.c
 RPT_OBJ  := $(RPT_SRC:%.c=$(B)/robj/%.o)
 # ccdiag (diag/): plain C beside ccreport, whose profile reader it uses; no MPI, CUDA,
 # NCCL or verbs. It asks ccprobe for the registry's plan entries (ccprobe --plan).

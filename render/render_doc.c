@@ -732,6 +732,20 @@ static void inputs(FILE *f, const struct markup *m, const json_t *s)
 		fputs(m->tr_close, f);
 	}
 	fputs(m->table_close, f);
+	/* evidence another tool wrote, converted by ccreport (docs/import.md) */
+	json_array_foreach(j_arr(s, "inputs"), i, in) {
+		const json_t *imp = json_object_get(in, "imported");
+
+		if (!imp)
+			continue;
+		m->p_open(f, "note");
+		E(f, m, "Imported evidence: %s is the output of %s %s, converted by ccreport "
+		  "(docs/import.md); what that tool does not print is not known.",
+		  json_string_value(json_object_get(in, "path")) ?: "?",
+		  json_string_value(json_object_get(imp, "tool")) ?: "?",
+		  json_string_value(json_object_get(imp, "version")) ?: "unknown");
+		fputs(m->p_close, f);
+	}
 }
 
 static void profile_line(FILE *f, const struct markup *m, const char *name, const char *value)

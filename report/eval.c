@@ -371,8 +371,11 @@ static int note_header(struct eval *e, const json_t *rec)
 		/* the header is rank 0's: its versions stand for every host of the run */
 		if (mpi)
 			consistency_note(e->versions, &e->vseen, "mpi_library", mpi, name);
+		/* an imported run's tool (docs/import.md) is compared under its own name */
 		if (ver)
-			consistency_note(e->versions, &e->vseen, "ccprobe", ver, name);
+			consistency_note(e->versions, &e->vseen,
+					 json_object_get(rec, "imported") ? str(rec, "tool") ?: "tool" : "ccprobe",
+					 ver, name);
 		/*
 		 * The GPU libraries rank 0 loaded (a collectives-only run has no
 		 * inventory): its host's only, as other hosts may load others.
@@ -423,7 +426,9 @@ static void note_inventory(struct eval *e, const json_t *rec)
 						    json_number_value(json_object_get(g, "memory_bytes")), NAN);
 		}
 		snprintf(n, sizeof(n), "%zu", json_array_size(gpus));
-		consistency_note(e->versions, &e->vseen, "gpu_count", n, host);
+		/* an imported log lists the GPUs its run used, not all the host has (docs/import.md) */
+		if (!json_is_true(json_object_get(rec, "gpus_used_only")))
+			consistency_note(e->versions, &e->vseen, "gpu_count", n, host);
 	}
 	if (streq(str(rec, "kind"), "rdma")) {
 		/* no device at all (no driver, no kernel support): the ib skip says so */

@@ -41,6 +41,7 @@ static const struct metric {
 	{ "bw_Gbps", "Gb/s", SUB_NONE, "bw_stats_GBps", HIGHER },
 	{ "bw_stats_GBps", "GB/s", SUB_STAT, "bw_stats_GBps", HIGHER },
 	{ "counter_delta", "count", SUB_NAME, NULL, LOWER },
+	{ "dcgm", "count", SUB_NAME, NULL, LOWER },          /* dcgmi diag: failed, warned, level (docs/import.md) */
 	{ "drop_pct", "%", SUB_NONE, NULL, LOWER },          /* gemm sustained: first vs last 10 % */
 	{ "health", "count", SUB_NAME, NULL, LOWER },        /* gpuhealth: ECC, remaps, XIDs, ... */
 	{ "iops", "IOPS", SUB_NONE, NULL, HIGHER },           /* storage: small random reads */
@@ -225,7 +226,7 @@ unknown:
 	snprintf(err, len, "unknown metric '%s' (known: busbw_GBps, algbw_GBps, bw_GBps, "
 		 "bw_Gbps, bw_stats_GBps.STAT, lat_us.STAT, time_us.STAT, pct_of_rate, rate_GBps, "
 		 "counter_delta.NAME, wrong, tflops, tflops_stats.STAT, pct_of_peak, drop_pct, "
-		 "temp_c.STAT, throttle_samples.NAME, health.NAME, soak_cv, soak_worst, soak_drops; "
+		 "temp_c.STAT, throttle_samples.NAME, health.NAME, dcgm.NAME, soak_cv, soak_worst, soak_drops; "
 		 "STAT = min|median|mean|max|p99|p999)", c->metric);
 	return NULL;
 }

@@ -106,17 +106,23 @@ static json_t *criterion_json(const struct crit_state *s)
 
 static json_t *input_json(const struct input_info *in)
 {
-	json_t *hosts = json_array(), *h;
+	json_t *hosts = json_array(), *h, *j;
+	const json_t *imp = json_object_get(in->header, "imported");
 	size_t i;
 
 	json_array_foreach(json_object_get(in->header, "hosts"), i, h)
 		if (json_is_string(json_object_get(h, "name")))
 			json_array_append(hosts, json_object_get(h, "name"));
-	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:o, s:I, s:O?}", "path", in->path,
-			 "sha256", in->sha256, "run_id", in->run_id ?: "", "start_utc", in->start_utc ?: "",
-			 "records", (json_int_t)in->records, "end", in->end, "hosts", hosts, "ranks",
-			 json_integer_value(json_object_get(in->header, "world_size")),
-			 "features", json_object_get(in->header, "features"));
+	j = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:o, s:I, s:O?}", "path", in->path,
+		      "sha256", in->sha256, "run_id", in->run_id ?: "", "start_utc", in->start_utc ?: "",
+		      "records", (json_int_t)in->records, "end", in->end, "hosts", hosts, "ranks",
+		      json_integer_value(json_object_get(in->header, "world_size")),
+		      "features", json_object_get(in->header, "features"));
+	/* evidence another tool wrote (docs/import.md): which tool and version */
+	if (j && json_is_object(imp))
+		json_object_set_new(j, "imported", json_pack("{s:O?, s:O?}", "tool", json_object_get(imp, "tool"),
+							     "version", json_object_get(imp, "version")));
+	return j;
 }
 
 static json_t *netpair_json(const struct eval *e)
@@ -513,6 +519,15 @@ void summary_print(const json_t *s, FILE *f, int max_problems)
 		decision_print(json_object_get(s, "decision"), f);
 	fprintf(f, "ccreport: criteria: %d pass, %d warn, %d fail, %d incomplete\n",
 		n[V_PASS], n[V_WARN], n[V_FAIL], n[V_INCOMPLETE]);
+	json_array_foreach(json_object_get(s, "inputs"), i, c) {
+		const json_t *imp = json_object_get(c, "imported");
+
+		if (imp)
+			fprintf(f, "ccreport: imported evidence: %s %s from %s (docs/import.md)\n",
+				json_string_value(json_object_get(imp, "tool")) ?: "?",
+				json_string_value(json_object_get(imp, "version")) ?: "unknown",
+				json_string_value(json_object_get(c, "path")) ?: "?");
+	}
 	json_array_foreach(pr, i, c) {
 		if ((int)i == max_problems) {
 			fprintf(f, "  ... and %zu more (summary.json, report.md)\n", json_array_size(pr) - i);
