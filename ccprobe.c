@@ -219,6 +219,13 @@ static json_t *header_record(const struct cc_options *o, const struct mpictx *mp
 		"time_per_size_s", o->time_per_size,
 		"backend", o->backend, "dtypes", o->dtypes, "ops", o->ops, "root", o->root,
 		"scale", o->scale));
+	/* what the probes named add to the header (isolate: "topology") */
+	for (int i = 0; i < o->nnames; i++) {
+		const struct probe *p = probe_find(o->names[i]);
+
+		if (p && p->header && p->header_key && !json_object_get(rec, p->header_key))
+			json_object_set_new(rec, p->header_key, p->header(o, mpi));
+	}
 	if (o->soak_s > 0) {
 		json_t *opt = json_object_get(rec, "options");
 

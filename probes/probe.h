@@ -8,9 +8,9 @@
  * ccdiag's phases, in the order they run (docs/ccdiag.md): each probe says
  * which it belongs to in its table entry; every collective is PHASE_COLLECTIVES.
  */
-enum probe_phase { PHASE_NODE, PHASE_PAIRS, PHASE_COLLECTIVES, PHASE_STORAGE, PHASE_N };
+enum probe_phase { PHASE_NODE, PHASE_PAIRS, PHASE_COLLECTIVES, PHASE_STORAGE, PHASE_TRAIN, PHASE_N };
 
-/* "node", "pairs", "collectives", "storage" */
+/* "node", "pairs", "collectives", "storage", "train" */
 const char *probe_phase_name(int phase);
 
 /*
@@ -64,6 +64,12 @@ struct probe {
 	int (*soak)(struct cc_run *run);
 	/* ccprobe --plan under --soak: its seconds, setup included. NULL: o->soak_s */
 	double (*soak_estimate)(const struct cc_options *o);
+	/*
+	 * When named: what it adds to the results header under its own key
+	 * (header_key), a new JSON value (isolate: the topology). May be NULL.
+	 */
+	const char *header_key;
+	json_t *(*header)(const struct cc_options *o, const struct mpictx *mpi);
 };
 
 /* The only list of probes: sorted by name, NULL-terminated. */

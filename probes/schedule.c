@@ -1,6 +1,7 @@
 #include "schedule.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /*
  * Circle method. With m = n rounded up to even, the m-1 "moving" positions
@@ -116,4 +117,139 @@ int schedule_cap(int *round_of, int npairs, int nrounds, int k)
 	free(count);
 	free(first);
 	return total;
+}
+
+/* appends pair (a, b) in round r; -1 when memory runs out */
+static int push_pair(int **pairs, int **round_of, int *np, int *cap, int a, int b, int r)
+{
+	if (*np == *cap) {
+		int c = *cap ? 2 * *cap : 256;
+		int *p = realloc(*pairs, (size_t)c * 2 * sizeof(int));
+		int *q;
+
+		if (!p)
+			return -1;
+		*pairs = p;
+		q = realloc(*round_of, (size_t)c * sizeof(int));
+		if (!q)
+			return -1;
+		*round_of = q;
+		*cap = c;
+	}
+	(*pairs)[2 * *np] = a;
+	(*pairs)[2 * *np + 1] = b;
+	(*round_of)[*np] = r;
+	(*np)++;
+	return 0;
+}
+
+int schedule_grouped(int n, const int *group_of, int ngroups, int **pairs, int **round_of,
+		     int *npairs, int *within)
+{
+	int *count = NULL, *start = NULL, *member = NULL, *at = NULL, *partner = NULL;
+	unsigned char *crossed = NULL;
+	int np = 0, cap = 0, rounds = 0, gmax = 0, rc = -1;
+
+	*pairs = *round_of = NULL;
+	*npairs = 0;
+	*within = 0;
+	if (n < 1 || ngroups < 1)
+		return -1;
+	count = calloc((size_t)ngroups, sizeof(int));
+	start = calloc((size_t)ngroups + 1, sizeof(int));
+	at = calloc((size_t)ngroups, sizeof(int));
+	member = malloc((size_t)n * sizeof(int));
+	partner = malloc((size_t)(n > ngroups ? n : ngroups) * sizeof(int));
+	crossed = calloc((size_t)n, 1);
+	if (!count || !start || !at || !member || !partner || !crossed)
+		goto out;
+	for (int x = 0; x < n; x++) {
+		if (group_of[x] < 0 || group_of[x] >= ngroups)
+			goto out;
+		count[group_of[x]]++;
+	}
+	for (int g = 0; g < ngroups; g++) {
+		start[g + 1] = start[g] + count[g];
+		if (count[g] > gmax)
+			gmax = count[g];
+	}
+	for (int x = 0; x < n; x++)
+		member[start[group_of[x]] + at[group_of[x]]++] = x;
+	/* inside the groups: round r of every group's own tournament, at once */
+	*within = schedule_rounds(gmax);
+	for (int r = 0; r < *within; r++)
+		for (int g = 0; g < ngroups; g++) {
+			int k = count[g];
+
+			if (r >= schedule_rounds(k))
+				continue;
+			schedule_round(k, r, partner);
+			for (int i = 0; i < k; i++)
+				if (partner[i] > i && push_pair(pairs, round_of, &np, &cap,
+					member[start[g] + i], member[start[g] + partner[i]], r))
+					goto out;
+		}
+	rounds = *within;
+	/* across: the groups' own tournament, node i of one with node i + r of the other */
+	if (ngroups >= 2) {
+		int grounds = schedule_rounds(ngroups), first_extra = np;
+
+		for (int r = 0; r < grounds; r++) {
+			schedule_round(ngroups, r, partner);
+			for (int a = 0; a < ngroups; a++) {
+				int b = partner[a], k;
+
+				if (b < a)
+					continue;   /* each meeting once; -1: a bye */
+				k = count[a] < count[b] ? count[a] : count[b];
+				for (int i = 0; i < k; i++) {
+					int x = member[start[a] + i];
+					int y = member[start[b] + (i + r) % count[b]];
+
+					crossed[x] = crossed[y] = 1;
+					if (push_pair(pairs, round_of, &np, &cap, x, y, rounds + r))
+						goto out;
+				}
+			}
+		}
+		rounds += grounds;
+		/* nodes that never crossed: one pair each with a node of another group */
+		first_extra = np;
+		for (int x = 0; x < n; x++) {
+			int g = group_of[x], h = (g + 1) % ngroups;
+
+			if (crossed[x])
+				continue;
+			/* the other group's members in turn, so the extras spread */
+			if (push_pair(pairs, round_of, &np, &cap, x,
+				      member[start[h] + x % count[h]], 0))
+				goto out;
+			crossed[x] = 1;
+		}
+		if (np > first_extra) {
+			int extra = schedule_pack(n, *pairs + 2 * first_extra, np - first_extra,
+						  *round_of + first_extra);
+
+			if (extra < 0)
+				goto out;
+			for (int i = first_extra; i < np; i++)
+				(*round_of)[i] += rounds;
+			rounds += extra;
+		}
+	}
+	*npairs = np;
+	rc = rounds;
+out:
+	if (rc < 0) {
+		free(*pairs);
+		free(*round_of);
+		*pairs = *round_of = NULL;
+	}
+	free(count);
+	free(start);
+	free(at);
+	free(member);
+	free(partner);
+	free(crossed);
+	return rc;
 }

@@ -44,4 +44,24 @@ int schedule_pack(int n, const int *pairs, int npairs, int *round_of);
  */
 int schedule_cap(int *round_of, int npairs, int nrounds, int k);
 
+/*
+ * netpair at scale (docs/netpair.md): the pairs inside every group first,
+ * complete (each group its own circle method, all groups in the same rounds),
+ * then a sampled cross-group matrix: the groups play a circle-method
+ * tournament of their own, and when groups A and B meet in round r, A's i-th
+ * node plays B's ((i + r) mod |B|)-th for i < min(|A|, |B|); a node that
+ * never crossed (its group larger than every group it met) gets one pair
+ * with another group's node, packed into rounds at the end. Every pair of
+ * groups is covered, every node crosses at least once (when there are two
+ * groups or more), no node plays twice in a round; rounds grow with the
+ * group size and the number of groups (about 2 sqrt(n) for groups of
+ * sqrt(n)), not with n.
+ *
+ * group_of[0..n) in 0..ngroups-1. *pairs (2 x *npairs nodes) and *round_of
+ * (*npairs) are malloc'd. Returns the number of rounds, or -1 for a bad
+ * argument or no memory; *within gets the rounds of the first part.
+ */
+int schedule_grouped(int n, const int *group_of, int ngroups, int **pairs, int **round_of,
+		     int *npairs, int *within);
+
 #endif

@@ -12,6 +12,7 @@
 #include "model.h"
 #include "model_ckpt.h"
 #include "model_compute.h"
+#include "model_step.h"
 #include "profile.h"
 #include "record.h"
 #include "report.h"
@@ -235,6 +236,11 @@ static int measure(struct crit_state *s, const struct rv *r)
 		return -1;
 	/* an element measured without the metric is missing evidence, never left out */
 	if (mv) {
+		/* the probe may say why it could not know the value: "unknown": {METRIC: why} */
+		const char *why = rv_str_in(r, "unknown", c->metric);
+
+		if (why && !s->unknown_why)
+			s->unknown_why = strdup(why);
 		s->nometric++;
 		el->nometric++;
 		return 0;
@@ -375,8 +381,11 @@ static int note_header(struct eval *e, const json_t *rec)
 		/* the header is rank 0's: its versions stand for every host of the run */
 		if (mpi)
 			consistency_note(e->versions, &e->vseen, "mpi_library", mpi, name);
+		/* an imported run's tool (docs/import.md) is compared under its own name */
 		if (ver)
-			consistency_note(e->versions, &e->vseen, "ccprobe", ver, name);
+			consistency_note(e->versions, &e->vseen,
+					 json_object_get(rec, "imported") ? str(rec, "tool") ?: "tool" : "ccprobe",
+					 ver, name);
 		/*
 		 * The GPU libraries rank 0 loaded (a collectives-only run has no
 		 * inventory): its host's only, as other hosts may load others.
@@ -429,7 +438,9 @@ static void note_inventory(struct eval *e, const json_t *rec)
 						    json_number_value(json_object_get(g, "memory_bytes")), NAN);
 		}
 		snprintf(n, sizeof(n), "%zu", json_array_size(gpus));
-		consistency_note(e->versions, &e->vseen, "gpu_count", n, host);
+		/* an imported log lists the GPUs its run used, not all the host has (docs/import.md) */
+		if (!json_is_true(json_object_get(rec, "gpus_used_only")))
+			consistency_note(e->versions, &e->vseen, "gpu_count", n, host);
 	}
 	if (streq(str(rec, "kind"), "rdma")) {
 		/* no device at all (no driver, no kernel support): the ib skip says so */
@@ -460,6 +471,21 @@ static int note_diagnosis(struct eval *e, const json_t *rec)
 			snprintf(by, sizeof(by), "one-way bandwidth %.2f of the reference",
 				 json_number_value(json_object_get(r, "bw")));
 		why = by[0] ? by : NULL;
+	} else if (!strcmp(subj, "uplink") && (!strcmp(v, "bad") || !strcmp(v, "ambiguous"))) {
+		/* isolate: "switch uplink leaf2 (node8, node9, ...)": its nodes are not drained */
+		const json_t *hs = json_object_get(rec, "hosts"), *h;
+		size_t i, at;
+
+		at = (size_t)snprintf(name, sizeof(name), "switch uplink %s (", str(rec, "group") ?: "?");
+		json_array_foreach(hs, i, h)
+			if (at < sizeof(name) - 2)
+				at += (size_t)snprintf(name + at, sizeof(name) - at, "%s%s", i ? ", " : "",
+						       json_string_value(h) ?: "?");
+		if (at < sizeof(name) - 1)
+			snprintf(name + at, sizeof(name) - at, ")");
+	} else if (!strcmp(subj, "between_groups") && !strcmp(v, "bad")) {
+		/* isolate: each group passed alone, their representatives together failed */
+		snprintf(name, sizeof(name), "between groups (a spine or a leaf uplink)");
 	} else {
 		return 0;
 	}
@@ -530,6 +556,8 @@ int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 		rc = ckpt_note(e, r);
 	else if (streq(k.kind, "soak"))
 		rc = soak_note(e, r);
+	else if (streq(k.kind, "probe") && (streq(k.name, "trainstep") || streq(k.name, "torch_step")))
+		rc = step_note(e, r);
 	if (streq(k.kind, "probe"))
 		note_pair(e, r, &k);
 	for (int i = 0; !rc && i < e->ncs; i++)
@@ -1158,8 +1186,9 @@ static char *partial_reason(const struct crit_state *s, const char *what)
 	int n;
 
 	names = elem_names(s, el_nometric, &n);
-	if (n && asprintf(&out, "no value of %s in the records of %d of %d %ss: %s", s->c->metric, n,
-			  s->nel, what, names ?: "") < 0)
+	if (n && asprintf(&out, "no value of %s in the records of %d of %d %ss: %s%s%s%s",
+			  s->c->metric, n, s->nel, what, names ?: "", s->unknown_why ? " (" : "",
+			  s->unknown_why ?: "", s->unknown_why ? ")" : "") < 0)
 		out = NULL;
 	free(names);
 	names = elem_names(s, el_norate, &n);
@@ -1204,6 +1233,57 @@ static char *list_reason(const json_t *a, const char *what)
 		out = t;
 	}
 	return out;
+}
+
+/*
+ * What makes an incomplete criterion judgeable, for the end of its reason:
+ * the command that measures it (from the criterion's own probe, collective,
+ * backend and node count), or what the records lacked (a rate, a build, real
+ * hardware). Written into buf; "" when the model's own reason says it.
+ */
+static const char *fix_text(const struct crit_state *s, char *buf, size_t len)
+{
+	const struct criterion *c = s->c;
+	const char *name = c->probe ? c->probe : c->collective ? c->collective : "";
+	char nodes[48] = "";
+	int norate = 0;
+
+	if (c->min_nodes)
+		snprintf(nodes, sizeof(nodes), " on %d%s node%s", c->min_nodes, c->max_nodes ? "" : " or more",
+			 c->max_nodes && c->min_nodes == 1 ? "" : "s");
+	for (int i = 0; i < s->nel; i++)
+		norate += el_norate(&s->el[i]) > 0;
+	if (s->fake)
+		snprintf(buf, len, "run `ccprobe %s` on the real RDMA devices", name);
+	else if (s->skip_reason && !strncmp(s->skip_reason, "not built", 9))
+		snprintf(buf, len, "rebuild ccprobe with the dependency (`make` prints `features: ...`), "
+			 "then run `ccprobe %s`", name);
+	else if (norate && c->probe && !strcmp(c->probe, "netpair"))
+		snprintf(buf, len, "set the link rate for ccprobe (`CCDIAG_LINK_RATE_MBIT`, Mb/s, "
+			 "docs/netpair.md) and run `ccprobe netpair` again");
+	else if (norate || (s->nometric && !strcmp(c->metric, "rate_GBps")))
+		snprintf(buf, len, "run `ccprobe %s` on the host itself, where sysfs shows the link's rate "
+			 "(not in a VM)", name);
+	else if (c->derived == DERIVED_SCALING)
+		snprintf(buf, len, "run `ccprobe --scale %s` on 2 or more nodes", name);
+	else if (c->derived == DERIVED_SOAK)
+		snprintf(buf, len, "run `ccprobe --soak 10m %s` (or `ccdiag run --soak 10m`)", name);
+	else if (c->derived == DERIVED_CKPT)
+		snprintf(buf, len, "run `ccprobe --storage-dir DIR storage` and give `-w checkpoint_every=...` "
+			 "(docs/estimate.md)");
+	else if (c->derived)
+		snprintf(buf, len, "give the workload (`-w KEY=VALUE` or the profile's [workload], "
+			 "docs/estimate.md) and the measurement it names");
+	else if (!strcmp(name, "storage"))
+		snprintf(buf, len, "run `ccprobe --storage-dir DIR storage` on a shared filesystem "
+			 "(`--storage 1` on the emulated cluster)");
+	else if (c->collective)
+		snprintf(buf, len, "run `ccprobe%s%s %s`%s", c->backend ? " -B " : "", c->backend ?: "",
+			 name, nodes);
+	else
+		snprintf(buf, len, "run `ccprobe %s`%s", name, s->skips ? " where its hardware is visible" :
+			 s->records ? " again with every element visible to it" : "");
+	return buf;
 }
 
 static void judge(struct eval *e, struct crit_state *s)
@@ -1315,12 +1395,13 @@ static void judge(struct eval *e, struct crit_state *s)
 			   nodes,
 			   s->nometric && !strcmp(c->metric, "rate_GBps") ?
 			   "no rate reported (the probe did not know the link's rate)" :
+			   s->nometric && s->unknown_why ? s->unknown_why :
 			   s->nometric ? "the records have no such metric" :
 			   s->scope_mismatch ? "the records are of another scope" :
 			   s->other_size ? "no record at this size" : "not in the results");
 	} else if (partial || missing) {
 		s->verdict = V_INCOMPLETE;
-		set_reason(s, "incomplete: %s", also);
+		set_reason(s, "%s", also);
 	} else if (outl || odd) {
 		char ol[80] = "";
 
@@ -1341,6 +1422,15 @@ static void judge(struct eval *e, struct crit_state *s)
 		set_reason(s, "%s; a warn, not a pass or fail: %s", t ?: "", s->caveat);
 		free(t);
 		s->verdict = V_WARN;
+	}
+	/* the models' own reasons (why_none) already say what they lack */
+	if (s->verdict == V_INCOMPLETE && !(!s->records && s->why_none)) {
+		char fix[256];
+
+		t = s->reason;
+		s->reason = NULL;
+		set_reason(s, "%s; fix: %s", t ?: "", fix_text(s, fix, sizeof(fix)));
+		free(t);
 	}
 out:
 	free(missing);
@@ -1371,6 +1461,7 @@ void eval_free(struct eval *e)
 		free(s->skip_reason);
 		free(s->error_msg);
 		free(s->why_none);
+		free(s->unknown_why);
 		free(s->caveat);
 		free(s->reason);
 		json_decref(s->failures);
@@ -1401,6 +1492,7 @@ void eval_free(struct eval *e)
 	json_decref(e->estimate);
 	json_decref(e->compute);
 	json_decref(e->storage_write);
+	json_decref(e->steps);
 	json_decref(e->checkpoint);
 	free(e->np);
 	soak_free(e);

@@ -46,6 +46,7 @@ struct crit_state {
 	long other_size;         /* records of other sizes than the criterion's */
 	char *skip_reason, *error_msg;
 	char *why_none;          /* derived criteria: why the model gave no value */
+	char *unknown_why;       /* why a record has no value of the metric (its "unknown" object) */
 	char *caveat;            /* derived criteria: why the value is a warn, never a pass or fail */
 	/* results of eval_finish */
 	int verdict;
@@ -102,6 +103,7 @@ struct eval {
 	json_t *storage_write;   /* the slowest aggregate storage write record seen (model_ckpt.c); NULL none */
 	json_t *checkpoint;      /* summary.checkpoint: null, or the checkpoint model (or why none) */
 	struct soak_state *soak; /* the soak series (soak.c); NULL before the first soak record */
+	json_t *steps;           /* measured training steps by source (model_step.c); NULL none */
 };
 
 /* the index of host in e's host table, entered when new; -1 on no memory */

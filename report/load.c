@@ -4,6 +4,7 @@
  * "file:line: what" message; nothing in the input can crash the reader.
  */
 #include "load.h"
+#include "import.h"
 #include "record.h"
 
 #include "htab.h"
@@ -419,6 +420,20 @@ int results_read(const char *path, struct input_info *in, const struct results_s
 	if (open_regular(path, &f, err, len)) {
 		memset(in, 0, sizeof(*in));
 		return -1;
+	}
+	/* another tool's output (docs/import.md): its records, converted, go the same way */
+	if (import_sniff(f)) {
+		char *buf = NULL;
+		size_t n = 0;
+		int k = import_file(path, NULL, &buf, &n, err, len);
+
+		if (k) {
+			fclose(f);
+			memset(in, 0, sizeof(*in));
+			rc = k < 0 ? -1 : results_read_mem(buf, n, path, in, sink, err, len);
+			free(buf);
+			return rc;
+		}
 	}
 	rc = read_stream(f, path, in, sink, err, len);
 	fclose(f);

@@ -397,6 +397,13 @@ const char *rv_str(const struct rv *r, const char *key)
 	return f && f->type == 's' ? f->str : NULL;
 }
 
+const char *rv_str_in(const struct rv *r, const char *parent, const char *key)
+{
+	const struct rv_field *f = find(r, parent, key);
+
+	return f && f->type == 's' ? f->str : NULL;
+}
+
 int rv_num(const struct rv *r, const char *parent, const char *key, double *v)
 {
 	const struct rv_field *f = find(r, parent, key);

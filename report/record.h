@@ -28,6 +28,8 @@ int rv_scan(char *line, size_t len, struct rv *r);
 int rv_from_json(const json_t *rec, struct rv *r);
 /* a string field of the record, or NULL */
 const char *rv_str(const struct rv *r, const char *key);
+/* a string field key of the record's object parent, or NULL */
+const char *rv_str_in(const struct rv *r, const char *parent, const char *key);
 /* a number: field key of the record (parent NULL) or of its object parent; 0 or -1 */
 int rv_num(const struct rv *r, const char *parent, const char *key, double *v);
 int rv_has(const struct rv *r, const char *key);

@@ -2,7 +2,7 @@
  * tests/report/gen_results.c: writes a synthetic results file (docs/results.md)
  * of an HGX-like cluster: NODES x GPUS GPUs, one NIC per GPU, for ccreport's
  * golden cases and its benchmark. The numbers are invented but plausible
- * (../shared/REFERENCE.md); faults are injected on request.
+ * (figures from docs/sources.md); faults are injected on request.
  *
  * usage: gen_results [-n NODES] [-g GPUS] [-s SEED] [-m MODEL] [-p PCIE_GBPS] [-i IB_GBPS]
  *                    [FAULT...] > FILE
@@ -326,7 +326,11 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "-i") && i + 1 < argc) {
 			ib_rate = atof(argv[++i]);
 		} else if (!strcmp(argv[i], "-m") && i + 1 < argc) {
+			/* a case's gen line has no spaces: '_' stands for one ("NVIDIA_H100_PCIe") */
 			model = argv[++i];
+			for (char *q = argv[i]; *q; q++)
+				if (*q == '_')
+					*q = ' ';
 		} else if (!strcmp(argv[i], "noend")) {
 			noend = 1;
 		} else if (!strcmp(argv[i], "nonetpair")) {

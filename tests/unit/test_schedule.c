@@ -147,6 +147,85 @@ static void test_cap(void **state)
 	assert_int_equal(schedule_cap(copy, 6, 4, 1), -1);
 }
 
+/*
+ * netpair at scale: n nodes in groups of k (the last shorter). Every pair
+ * inside a group exactly once and in the first part; every pair of groups
+ * met; every node crossing; no node twice in a round; rounds bounded by the
+ * two tournaments plus the extras' packing.
+ */
+static void check_grouped(int n, int k)
+{
+	int ng = (n + k - 1) / k, *g = malloc((size_t)n * sizeof(int)), *pairs, *round_of, np;
+	int within, rounds, last = n - (ng - 1) * k;
+	unsigned char *seen = calloc((size_t)n * n, 1), *met = calloc((size_t)ng * ng, 1);
+	unsigned char *crossed = calloc((size_t)n, 1);
+	long inside = 0, bad = 0;
+
+	assert_non_null(g);
+	assert_non_null(seen);
+	for (int x = 0; x < n; x++)
+		g[x] = x / k;
+	rounds = schedule_grouped(n, g, ng, &pairs, &round_of, &np, &within);
+	assert_true(rounds >= 0);
+	assert_int_equal(within, schedule_rounds(k < n ? k : n));
+	{
+		unsigned char *busy = calloc((size_t)(rounds ? rounds : 1) * n, 1);
+
+		assert_non_null(busy);
+		for (int i = 0; i < np; i++) {
+			int a = pairs[2 * i], b = pairs[2 * i + 1], r = round_of[i];
+
+			if (a < 0 || a >= n || b < 0 || b >= n || a == b || r < 0 || r >= rounds) {
+				bad++;
+				continue;
+			}
+			bad += busy[(size_t)r * n + a] || busy[(size_t)r * n + b];
+			busy[(size_t)r * n + a] = busy[(size_t)r * n + b] = 1;
+			if (g[a] == g[b]) {
+				bad += seen[(size_t)a * n + b] || seen[(size_t)b * n + a] || r >= within;
+				seen[(size_t)a * n + b] = 1;
+				inside++;
+			} else {
+				met[g[a] * ng + g[b]] = met[g[b] * ng + g[a]] = 1;
+				crossed[a] = crossed[b] = 1;
+			}
+		}
+		free(busy);
+	}
+	assert_int_equal(bad, 0);
+	/* complete inside: (ng - 1) full groups and the last */
+	assert_int_equal(inside, (long)(ng - 1) * k * (k - 1) / 2 + (long)last * (last - 1) / 2);
+	for (int a = 0; a < ng; a++)
+		for (int b = a + 1; b < ng; b++)
+			assert_true(met[a * ng + b]);
+	for (int x = 0; ng > 1 && x < n; x++)
+		assert_true(crossed[x]);
+	/* the two tournaments, and at most a few rounds of extras (a short last group) */
+	assert_true(rounds <= within + (ng > 1 ? schedule_rounds(ng) + k : 0));
+	free(pairs);
+	free(round_of);
+	free(g);
+	free(seen);
+	free(met);
+	free(crossed);
+}
+
+static void test_grouped(void **state)
+{
+	int *p, *r, np, w, bad_group[3] = { 0, 3, 1 };
+
+	(void)state;
+	for (int n = 1; n <= 40; n++)
+		for (int k = 1; k <= n; k++)
+			check_grouped(n, k);
+	check_grouped(256, 16);
+	check_grouped(1024, 32);
+	check_grouped(1000, 32);
+	assert_int_equal(schedule_grouped(3, bad_group, 2, &p, &r, &np, &w), -1);
+	assert_null(p);
+	assert_int_equal(schedule_grouped(0, bad_group, 1, &p, &r, &np, &w), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -156,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_pack),
 		cmocka_unit_test(test_cap),
+		cmocka_unit_test(test_grouped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,105 @@
+#!/bin/bash
+# tests/integration/test_isolate.sh: ccprobe isolate (docs/isolation.md) on an emulated
+# cluster of 6 hosts, node4 fifty times slower (20mbit of 1gbit): group testing names
+# node4 and no other host, in the rounds the planner predicts for that cluster
+# (build/tests/bench_isolate predict), with groups of ceil(sqrt(6)) = 3 in host order and
+# with two leaves from a topology file; the topology is in the results header, every
+# round's tests are records, ccreport lists the diagnosis. A bad topology file is a usage
+# error naming its line. No speed is asserted. Needs root (network namespaces); ~20 s.
+source "$(dirname "$0")/../lib.sh"
+
+EMU=$T_ROOT/scripts/emucluster
+PROBE=$T_ROOT/build/ccprobe
+PREDICT=$T_ROOT/build/tests/bench_isolate
+
+t_emu_suite "isolate on an emulated cluster (needs root for network namespaces)"
+if [ ! -x "$PROBE" ] || [ ! -x "$EMU" ] || [ ! -x "$PREDICT" ] || ! command -v jq >/dev/null; then
+	t_fail "needs build/ccprobe, build/tests/bench_isolate, scripts/emucluster and jq"
+	t_done
+	exit
+fi
+
+# a bad topology file: exit 2 before MPI starts, one line naming the file and line
+out=$("$PROBE" isolate --topology "$T_ROOT/tests/fixtures/topology/plain-bad.txt" 2>&1)
+rc=$?
+if [ "$rc" -eq 2 ] && printf '%s' "$out" | grep -q "plain-bad.txt:2: expected 'HOST GROUP \[SPINE\]'"; then
+	t_pass "a bad topology file: exit 2 naming plain-bad.txt:2"
+else
+	t_fail "a bad topology file: rc=$rc: $out"
+fi
+
+# iso FILE [args...]: isolate on the 6 hosts, 256 KiB tests (52 ms at 1gbit... 0.1 s at
+# 20mbit a step), exit code in $RC
+iso() {
+	local out=$1
+	shift
+	"$EMU" mpirun --mca odls_base_sigkill_timeout 0 -np 6 "$PROBE" -q -o "$out" isolate \
+		--iso-size 256K --iso-time 0.2 "$@" >"$out.log" 2>&1
+	RC=$?
+}
+summary() { jq -c 'select(.type == "diagnosis" and .subject == "summary")' "$1"; }
+named() {
+	jq -r 'select(.type == "diagnosis" and .subject != "summary" and .verdict == "bad") |
+		"\(.subject):\(.host // "\(.a)-\(.b)")"' "$1" | sort | tr '\n' ' ' | sed 's/ $//'
+}
+evidence() {
+	tail -n 5 "$1.log" | sed 's/^/  /'
+	jq -c 'select(.type == "measurement" and .name == "isolate") |
+		[.round, .role, .nodes, .padding, .ratio, .pass]' "$1" | sed 's/^/  /'
+	summary "$1" | sed 's/^/  /'
+}
+
+if "$EMU" up 6 --rate 1gbit --degrade node4=20mbit >"$T_TMP/up.log" 2>&1; then
+	read -r want_rounds want_tests < <("$PREDICT" predict 6 3 4)
+	f=$T_TMP/iso.jsonl
+	iso "$f"
+	s=$(summary "$f")
+	if [ "$RC" -eq 1 ] && [ "$(named "$f")" = "node:node4" ] &&
+		[ "$(jq -r .rounds <<<"$s")" = "$want_rounds" ] &&
+		[ "$(jq -r .tests <<<"$s")" = "$want_tests" ]; then
+		t_pass "node4 at 20mbit: named alone, in the $want_rounds rounds and $want_tests tests predicted"
+	else
+		t_fail "node4 at 20mbit: rc=$RC named='$(named "$f")' summary=$s (predicted $want_rounds rounds, $want_tests tests)"
+		evidence "$f"
+	fi
+	t_check "the header records the groups (none: groups of 3 in host order)" \
+		jq -e 'select(.type == "run") | .topology.source == "none: groups of 3 hosts in host order"
+			and (.topology.groups | map(.hosts) == [["node0","node1","node2"],["node3","node4","node5"]])' "$f"
+	t_check "round 1 is one test per group, node4's failing, and every test says its decision" \
+		jq -es '[.[] | select(.type == "measurement" and .name == "isolate")] as $t |
+			([$t[] | select(.round == 1)] | length == 2 and all(.role == "group")) and
+			([$t[] | select(.round == 1 and (.nodes | index("node4")))] | .[0].pass == false) and
+			($t | all(.decision | length > 0)) and
+			([$t[] | select(.role == "split")] | all(.size == 3))' "$f"
+	t_check "node4's pair tests are with known-good partners and fail" \
+		jq -es '[.[] | select(.type == "measurement" and .role == "confirm")] |
+			length == 2 and all(.nodes == ["node4"] and (.padding | length) == 1 and .pass == false)' "$f"
+	out=$("$T_ROOT/build/ccreport" -p "$T_ROOT/profiles/emu-1g.ini" -o "$T_TMP/report" "$f" 2>&1)
+	if grep -q 'isolate diagnosis: node node4 bad' "$T_TMP/report/summary.md" 2>/dev/null ||
+		grep -rq 'isolate.*node4' "$T_TMP/report" 2>/dev/null; then
+		t_pass "ccreport lists isolate's diagnosis naming node4"
+	else
+		t_fail "ccreport lists isolate's diagnosis naming node4: $out"
+	fi
+
+	# two leaves from a topology file, node4 under leafA with node0 and node2
+	printf '%s\n' "node0 leafA spine" "node2 leafA spine" "node4 leafA spine" \
+		"node1 leafB spine" "node3 leafB spine" "node5 leafB spine" >"$T_TMP/topo.txt"
+	f=$T_TMP/iso-topo.jsonl
+	iso "$f" --topology "$T_TMP/topo.txt"
+	if [ "$RC" -eq 1 ] && [ "$(named "$f")" = "node:node4" ] &&
+		jq -e 'select(.type == "diagnosis" and .subject == "node" and .host == "node4") | .group == "leafA"' "$f" >/dev/null &&
+		jq -e 'select(.type == "run") | (.topology.source | startswith("plain ")) and
+			(.topology.groups | map(.name) == ["leafA", "leafB"]) and .topology.groups[0].spine == "spine"' "$f" >/dev/null; then
+		t_pass "with --topology (two leaves): node4 named under leafA, the topology in the header"
+	else
+		t_fail "with --topology: rc=$RC named='$(named "$f")'"
+		evidence "$f"
+	fi
+else
+	cat "$T_TMP/up.log"
+	t_fail "emucluster up 6 --degrade node4=20mbit"
+fi
+
+"$EMU" down >/dev/null 2>&1
+t_done
