@@ -18,6 +18,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 build/tests/gen_results -n "$NODES" >"$tmp/full.jsonl"
 build/tests/gen_results -n "$NODES" nonetpair >"$tmp/nonet.jsonl"
+# a second run of the same size (another run id: the same one twice is refused)
+sed '1s/"run_id":"[0-9a-f]*"/"run_id":"0123456789abcdef"/' "$tmp/full.jsonl" >"$tmp/full2.jsonl"
 printf '%-11s %9s %8s %9s %9s %9s %9s %s\n' case records MB wall_s user_s sys_s peak_MB verdict
 run() {  # run NAME FILE...
 	local name=$1 recs=0 mb=0 f
@@ -28,11 +30,12 @@ run() {  # run NAME FILE...
 	done
 	/usr/bin/time -f '%e %U %S %M' -o "$tmp/time" \
 		build/ccreport -p h100-sxm-8x-ndr400 --no-render -q -o "$tmp/out-$name" "$@" || true
-	read -r wall user sys kb <"$tmp/time"
+	# GNU time writes "Command exited with non-zero status N" first when ccreport exits non-zero
+	read -r wall user sys kb < <(tail -1 "$tmp/time")
 	printf '%-11s %9d %8d %9s %9s %9s %9d %s\n' "$name" "$recs" "$mb" "$wall" "$user" "$sys" \
-		$((kb / 1024)) "$(jq -r .verdict "$tmp/out-$name/summary.json")"
+		$((kb / 1024)) "$(jq -r .verdict "$tmp/out-$name/summary.json" 2>/dev/null || echo "no summary")"
 }
 run full "$tmp/full.jsonl"
-run twice "$tmp/full.jsonl" "$tmp/full.jsonl"
+run twice "$tmp/full.jsonl" "$tmp/full2.jsonl"
 run no-netpair "$tmp/nonet.jsonl"
 echo "(load average: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; wall time includes waiting for them)"
