@@ -12,6 +12,7 @@ USE_CUDA ?= auto
 USE_NCCL ?= auto
 USE_CUBLASLT ?= auto
 USE_VERBS ?= auto
+USE_OPENBLAS ?= auto
 B         = build
 
 # --- a fresh machine: the packages the build needs (scripts/deps.sh), checked
@@ -37,6 +38,8 @@ endif
 have_cuda  := $(if $(wildcard $(CUDA_HOME)/include/cuda_runtime.h),yes,no)
 have_nccl  := $(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h),yes,no)
 have_cublaslt := $(if $(wildcard $(CUDA_HOME)/include/cublasLt.h),yes,no)
+# OpenBLAS (libopenblas-dev): the host matmuls of the trainstep probe
+have_openblas := $(if $(wildcard /usr/include/$(shell gcc -print-multiarch 2>/dev/null)/cblas-openblas.h /usr/include/openblas/cblas.h),yes,no)
 have_verbs := $(if $(wildcard /usr/include/infiniband/verbs.h),$(if $(wildcard /usr/include/rdma/rdma_cma.h),yes,no),no)
 
 define feature
@@ -53,6 +56,7 @@ $(eval $(call feature,CUDA,cuda,CUDA runtime under CUDA_HOME=$(CUDA_HOME)))
 $(eval $(call feature,NCCL,nccl,nccl.h))
 $(eval $(call feature,CUBLASLT,cublaslt,cublasLt.h under CUDA_HOME=$(CUDA_HOME)))
 $(eval $(call feature,VERBS,verbs,libibverbs/librdmacm headers))
+$(eval $(call feature,OPENBLAS,openblas,OpenBLAS's cblas.h (libopenblas-dev)))
 ifneq ($(have_cuda),yes)
 have_nccl := no
 have_cublaslt := no
@@ -81,19 +85,28 @@ ifeq ($(have_verbs),yes)
 CPPFLAGS += -DHAVE_VERBS
 LDLIBS   += -libverbs -lrdmacm
 endif
-FEATURES := features: mpi=yes cuda=$(have_cuda) nccl=$(have_nccl) cublaslt=$(have_cublaslt) verbs=$(have_verbs) gnuplot=$(have_gnuplot)
+ifeq ($(have_openblas),yes)
+CPPFLAGS += -DHAVE_OPENBLAS
+# not linked: the trainstep probe opens libopenblas.so.0 when it runs (probes/trainstep.c)
+LDLIBS   += -ldl
+endif
+FEATURES := features: mpi=yes cuda=$(have_cuda) nccl=$(have_nccl) cublaslt=$(have_cublaslt) verbs=$(have_verbs) openblas=$(have_openblas) gnuplot=$(have_gnuplot)
 
 LIB_SRC  := $(wildcard core/*.c gpu/*.c bench/*.c probes/*.c)
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/obj/%.o)
 # ccreport links no MPI, CUDA, NCCL or verbs: plain cc, jansson, inih and sqlite3 only
 RCC      ?= cc
-RLDLIBS  := -ljansson -linih -lsqlite3 -lm
+RLDLIBS  := -ljansson -linih -lsqlite3 -lcrypto -lm
 # report/ judges, render/ renders the documents it writes, fmt/ sits beneath both
-# (README.md, Layout); core/size.c, core/stats.c and core/topology.c are plain C (no MPI):
-# ccreport reads sizes, takes medians and reads topologies as ccprobe does
+# (README.md, Layout); core/size.c, core/stats.c, core/topology.c and core/dcgm_parse.c are
+# plain C (no MPI): ccreport reads sizes, takes medians, reads topologies and dcgmi's JSON as ccprobe does
 RPT_SRC  := $(filter-out report/main.c,$(wildcard report/*.c render/*.c fmt/*.c)) core/size.c core/stats.c \
-	core/topology.c
+	core/topology.c core/dcgm_parse.c
 RPT_OBJ  := $(RPT_SRC:%.c=$(B)/robj/%.o)
+# ccdiag (diag/): plain C beside ccreport, whose profile reader it uses; no MPI, CUDA,
+# NCCL or verbs. It asks ccprobe for the registry's plan entries (ccprobe --plan).
+DIAG_SRC := $(filter-out diag/main.c,$(wildcard diag/*.c))
+DIAG_OBJ := $(DIAG_SRC:%.c=$(B)/robj/%.o)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
@@ -112,7 +125,7 @@ features:
 	@echo "$(FEATURES)"
 
 # rebuild everything when the feature set or the list of sources changes
-STAMP := $(FEATURES) $(CPPFLAGS) $(sort $(LIB_SRC) $(RPT_SRC))
+STAMP := $(FEATURES) $(CPPFLAGS) $(sort $(LIB_SRC) $(RPT_SRC) $(DIAG_SRC))
 $(B)/features.txt: FORCE
 	@mkdir -p $(B)
 	@echo "$(STAMP)" | cmp -s - $@ || echo "$(STAMP)" > $@
@@ -138,10 +151,12 @@ $(B)/libccreport.a: $(RPT_OBJ) $(B)/features.txt
 $(B)/ccreport: $(B)/robj/report/main.o $(B)/libccreport.a
 	$(RCC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(RLDLIBS)
 
-# ccdiag is a shell script; it runs beside ccprobe and ccreport
-$(B)/ccdiag: scripts/ccdiag
-	@mkdir -p $(B)
-	install -m 755 $< $@
+# ccdiag runs beside ccprobe and ccreport (diag/main.c)
+$(B)/libccdiag.a: $(DIAG_OBJ) $(B)/features.txt
+	rm -f $@ && ar rcs $@ $(DIAG_OBJ)
+
+$(B)/ccdiag: $(B)/robj/diag/main.o $(B)/libccdiag.a $(B)/libccreport.a
+	$(RCC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(RLDLIBS)
 
 # the synthetic results generator of ccreport's golden cases and benchmark
 $(B)/tests/gen_results: tests/report/gen_results.c
@@ -152,6 +167,11 @@ $(B)/tests/libfakecuda.so: $(FAKE_SRC) tests/fakes/fake.h $(B)/features.txt
 	@mkdir -p $(B)/tests/fakecuda
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fPIC -shared -o $@ $(FAKE_SRC) -ldl
 	ln -sf ../libfakecuda.so $(B)/tests/fakecuda/libnvidia-ml.so.1
+
+# unit tests named *_diag_* test ccdiag (diag/) and link without MPI
+$(B)/tests/test_diag_%: tests/unit/test_diag_%.c $(B)/libccdiag.a $(B)/libccreport.a $(B)/features.txt
+	@mkdir -p $(dir $@)
+	$(RCC) -D_GNU_SOURCE $(CFLAGS) -o $@ $< $(B)/libccdiag.a $(B)/libccreport.a -lcmocka $(RLDLIBS)
 
 # unit tests and fuzz targets named *_report_* test ccreport and link without MPI
 $(B)/tests/test_report_%: tests/unit/test_report_%.c $(B)/libccreport.a $(B)/features.txt
@@ -266,7 +286,7 @@ install: all
 clean:
 	rm -rf $(B) build-asan build-fuzz build-nocuda build-lean
 
--include $(LIB_OBJ:.o=.d) $(RPT_OBJ:.o=.d) $(B)/obj/ccprobe.d $(B)/robj/report/main.d
+-include $(LIB_OBJ:.o=.d) $(RPT_OBJ:.o=.d) $(DIAG_OBJ:.o=.d) $(B)/robj/diag/main.d $(B)/obj/ccprobe.d $(B)/robj/report/main.d
 
 $(B)/bare_allreduce: tests/bench/bare_allreduce.c
 	@mkdir -p $(B)

@@ -178,3 +178,71 @@ const char *verdict_word(const char *v)
 			return words[i][1];
 	return "UNKNOWN";
 }
+
+/* "4 nodes (node0, node1, ...), 3 phases of 4 ranks each" from a decision's "judged" */
+void fmt_judged(char *buf, size_t len, const json_t *judged)
+{
+	const json_t *hosts = j_arr(judged, "hosts"), *r = j_arr(judged, "ranks_per_phase"), *v;
+	size_t i, at, nr = json_array_size(r);
+	int same = 1;
+	double n = 0;
+
+	j_num(judged, "nodes", &n);
+	at = (size_t)snprintf(buf, len, "%.0f node%s", n, n == 1 ? "" : "s");
+	json_array_foreach(hosts, i, v) {
+		if (at >= len)
+			return;
+		if (i == 8) {
+			at += (size_t)snprintf(buf + at, len - at, ", ... %zu more", json_array_size(hosts) - i);
+			break;
+		}
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? ", " : " (", json_string_value(v) ?: "");
+	}
+	if (json_array_size(hosts) && at < len)
+		at += (size_t)snprintf(buf + at, len - at, ")");
+	json_array_foreach(r, i, v)
+		same &= json_integer_value(v) == json_integer_value(json_array_get(r, 0));
+	if (at >= len)
+		return;
+	at += (size_t)snprintf(buf + at, len - at, ", %zu phase%s (results file%s)", nr, nr == 1 ? "" : "s",
+			       nr == 1 ? "" : "s");
+	if (!nr || at >= len)
+		return;
+	if (same) {
+		snprintf(buf + at, len - at, " of %lld rank%s%s", (long long)json_integer_value(json_array_get(r, 0)),
+			 json_integer_value(json_array_get(r, 0)) == 1 ? "" : "s", nr > 1 ? " each" : "");
+		return;
+	}
+	at += (size_t)snprintf(buf + at, len - at, " of");
+	json_array_foreach(r, i, v)
+		if (at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s %lld", !i ? "" : i + 1 == nr ? " and" : ",",
+					       (long long)json_integer_value(v));
+	if (at < len)
+		snprintf(buf + at, len - at, " ranks");
+}
+
+/* "0.355 days, 34.1 GPU-hours, no price, communication 80.5 % of the step (1.26 s)" */
+void fmt_headline(char *buf, size_t len, const json_t *h)
+{
+	char d[48], g[48], c[64] = "no price (-w price_per_gpu_hour=USD)", p[48], st[48];
+	double cost = 0;
+
+	if (!json_is_object(h)) {
+		snprintf(buf, len, "no workload given (profile [workload] or -w KEY=VALUE, docs/estimate.md)");
+		return;
+	}
+	if (!json_is_true(json_object_get(h, "made"))) {
+		snprintf(buf, len, "not made: %s", j_str(h, "reason"));
+		return;
+	}
+	fmt_value_unit(d, sizeof(d), h, "days", "days");
+	fmt_value_unit(g, sizeof(g), h, "gpu_hours", "GPU-hours");
+	if (j_num(h, "cost", &cost) && cost > 0)
+		fmt_value_unit(c, sizeof(c), h, "cost", "USD");
+	fmt_value_unit(p, sizeof(p), h, "comm_pct", "%");
+	fmt_value_unit(st, sizeof(st), h, "step_s", "s");
+	snprintf(buf, len, "%s, %s, %s; exposed communication %s of a %s step%s%s%s", d, g, c, p, st,
+		 *j_str(h, "extrapolated") ? " (EXTRAPOLATED: " : "", j_str(h, "extrapolated"),
+		 *j_str(h, "extrapolated") ? ")" : "");
+}

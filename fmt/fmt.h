@@ -21,5 +21,9 @@ void fmt_value_unit(char *buf, size_t len, const json_t *o, const char *key, con
 void fmt_failure(char *buf, size_t len, const json_t *fl);  /* "el (host h): v, bound b, shortfall s%" */
 void fmt_bound(char *buf, size_t len, const json_t *crit);     /* ">= 335 GB/s", relative bounds explained */
 const char *verdict_word(const char *v);                       /* "PASS", "FAIL", ... or "UNKNOWN" */
+/* a decision's "judged": "4 nodes (node0, ...), 3 phases (results files) of 4 ranks each" */
+void fmt_judged(char *buf, size_t len, const json_t *judged);
+/* a decision's "estimate": days, GPU-hours, cost (or "no price"), exposed communication in %, the step, extrapolated */
+void fmt_headline(char *buf, size_t len, const json_t *h);
 
 #endif

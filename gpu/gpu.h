@@ -60,6 +60,18 @@ int gpu_parse_list(const char *s, int *out, int max, char *err, size_t len);
 int gpu_pick(int local_rank, int ndev, const int *list, int nlist);
 
 /*
+ * The devices of the ranks of one host from their views (per-rank
+ * CUDA_VISIBLE_DEVICES: Slurm's --gpus-per-task, --gpu-bind=closest): rank
+ * r sees count[r] devices whose bus ids, in ordinal order, are
+ * views[r * GPU_MAX + 0 .. count[r] - 1] (GPU_BUS_LEN each). Among the ranks
+ * sharing one view the k-th (in rank order) takes the view's k-th device;
+ * ord[r] is that ordinal, -1 when the view has fewer devices than ranks.
+ * Returns 0 when the chosen GPUs are distinct, -1 when two ranks with
+ * overlapping views would drive one GPU (ord[] is then not to be used).
+ */
+int gpu_view_assign(const char *views, const int *count, int nranks, int *ord);
+
+/*
  * Writes a PCI bus id in sysfs form: lower case, 4-digit domain when the
  * domain fits ("00000000:17:00.0" from NVML and "0000:17:00.0" from CUDA
  * both give "0000:17:00.0"). out holds GPU_BUS_LEN bytes or more.

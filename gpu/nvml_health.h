@@ -28,14 +28,18 @@
 #define GNV_REASON_HW_POWER_BRAKE   0x80ULL
 #define GNV_REASON_DISPLAY_CLOCKS   0x100ULL
 #define GNV_NREASONS 9
+/* the reasons that mean slowed down by heat, a failing board or its power brake */
+#define GNV_REASONS_SLOWDOWN (GNV_REASON_HW_SLOWDOWN | GNV_REASON_SW_THERMAL | \
+			      GNV_REASON_HW_THERMAL | GNV_REASON_HW_POWER_BRAKE)
 
 /* The record name of reason bit i (0..GNV_NREASONS-1): "gpu_idle", "sw_power_cap", ... */
 const char *gnv_reason_name(int i);
 
 /*
- * Whether a sample's reasons hold one that is not benign: anything but
- * idle, application clocks and display clocks (which mean "not asked for
- * more", not "held back"). Returns 1 or 0.
+ * Whether a sample's reasons hold a slowdown (GNV_REASONS_SLOWDOWN): HW
+ * slowdown, SW or HW thermal slowdown, HW power brake. Idle, application
+ * and display clocks, SW power cap (a healthy GPU at its power limit) and
+ * sync boost are not. Returns 1 or 0.
  */
 int gnv_reasons_bad(unsigned long long reasons);
 

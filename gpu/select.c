@@ -112,6 +112,39 @@ int gpu_pick(int local_rank, int ndev, const int *list, int nlist)
 	return d < ndev ? d : -1;
 }
 
+static const char *view_bus(const char *views, int r, int k)
+{
+	return views + ((size_t)r * GPU_MAX + (size_t)k) * GPU_BUS_LEN;
+}
+
+static int same_view(const char *views, const int *count, int a, int b)
+{
+	if (count[a] != count[b])
+		return 0;
+	for (int k = 0; k < count[a]; k++)
+		if (strcmp(view_bus(views, a, k), view_bus(views, b, k)))
+			return 0;
+	return 1;
+}
+
+int gpu_view_assign(const char *views, const int *count, int nranks, int *ord)
+{
+	for (int r = 0; r < nranks; r++) {
+		int k = 0;
+
+		for (int q = 0; q < r; q++)
+			k += same_view(views, count, q, r);
+		ord[r] = k < count[r] ? k : -1;
+	}
+	/* overlapping views (not one another's equal) could still meet on one GPU */
+	for (int r = 0; r < nranks; r++)
+		for (int q = 0; q < r; q++)
+			if (ord[r] >= 0 && ord[q] >= 0 &&
+			    !strcmp(view_bus(views, r, ord[r]), view_bus(views, q, ord[q])))
+				return -1;
+	return 0;
+}
+
 int gpu_devices(int ndev, int *out, int max)
 {
 	int ids[GPU_MAX], n = -1, k = 0;
@@ -253,34 +286,52 @@ void gpu_bus_of(int dev, char *out, size_t len)
 
 /*
  * This rank's device among the ndev it sees; collective over mpi->local.
- * --gpus: list[local_rank]. Else, when the rank sees a device for every
- * rank of its host: its local rank's. Else (per-rank CUDA_VISIBLE_DEVICES:
- * Slurm's --gpus-per-task, --gpu-bind, one GPU per pod) its first device,
- * once the bus ids gathered over the host prove that the ranks' GPUs are
- * distinct; when they are not (ranks share one small view), the local
- * ranks beyond ndev have none. *how names the rule taken.
+ * --gpus: list[local_rank]. Else, when every rank of the host sees a device
+ * for each of its ranks: its local rank's. Else (per-rank
+ * CUDA_VISIBLE_DEVICES: Slurm's --gpus-per-task, --gpu-bind=closest with a
+ * socket's 4 GPUs per task, one GPU per pod) the ranks gather their whole
+ * views (bus ids in ordinal order) and among the ranks sharing a view the
+ * k-th takes its k-th device (gpu_view_assign), once the bus ids prove the
+ * GPUs distinct; when they are not (views that overlap without being
+ * equal), the local rank's rule. *how names the rule taken.
  */
 static int choose(const struct mpictx *mpi, int ndev, const int *list, int nlist,
 		  const char **how)
 {
-	char mine[GPU_BUS_LEN] = "", *all;
-	int visible = !nlist && ndev > 0 && ndev < mpi->local_size, dup = 0, any = 0, d;
+	char *views, mine[GPU_MAX][GPU_BUS_LEN];
+	int visible = !nlist && ndev > 0 && ndev < mpi->local_size, any = 0, d = -1, n, ok;
+	int *count, *ord;
 
 	MPI_Allreduce(&visible, &any, 1, MPI_INT, MPI_MAX, mpi->local);
-	if (!any) {
+	if (!any || nlist) {
 		*how = nlist ? "--gpus" : "local rank";
 		return gpu_pick(mpi->local_rank, ndev, list, nlist);
 	}
-	all = calloc((size_t)mpi->local_size, GPU_BUS_LEN);
-	if (visible)
-		gpu_bus_of(0, mine, sizeof(mine));
-	MPI_Allgather(mine, GPU_BUS_LEN, MPI_CHAR, all ? all : mine, all ? GPU_BUS_LEN : 0,
-		      MPI_CHAR, mpi->local);
-	for (int r = 0; all && visible && r < mpi->local_size; r++)
-		dup |= r != mpi->local_rank && !strcmp(all + (size_t)r * GPU_BUS_LEN, mine);
-	d = visible && all && !dup ? 0 : gpu_pick(mpi->local_rank, ndev, list, nlist);
-	*how = visible && all && !dup ? "per-rank visibility" : nlist ? "--gpus" : "local rank";
-	free(all);
+	n = ndev < GPU_MAX ? ndev : GPU_MAX;
+	memset(mine, 0, sizeof(mine));
+	for (int k = 0; k < n; k++)
+		gpu_bus_of(k, mine[k], GPU_BUS_LEN);
+	views = calloc((size_t)mpi->local_size, sizeof(mine));
+	count = calloc((size_t)mpi->local_size, sizeof(int));
+	ord = calloc((size_t)mpi->local_size, sizeof(int));
+	ok = views && count && ord;
+	MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, mpi->local);
+	if (ok) {
+		MPI_Allgather(mine, (int)sizeof(mine), MPI_CHAR, views, (int)sizeof(mine), MPI_CHAR,
+			      mpi->local);
+		MPI_Allgather(&n, 1, MPI_INT, count, 1, MPI_INT, mpi->local);
+		ok = !gpu_view_assign(views, count, mpi->local_size, ord);
+	}
+	if (ok) {
+		d = ord[mpi->local_rank];
+		*how = "per-rank visibility";
+	} else {
+		d = gpu_pick(mpi->local_rank, ndev, list, nlist);
+		*how = "local rank";
+	}
+	free(views);
+	free(count);
+	free(ord);
 	return d;
 }
 

@@ -160,8 +160,15 @@ static void kernel_xids(const char *bus, double since, json_t *out, json_t *rec,
 	fd = open(p_log, O_RDONLY | O_NONBLOCK);
 	f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
+		int err = errno;
+
 		json_object_set_new(rec, "xid_log", json_sprintf("cannot read %s: %s", p_log,
-								 strerror(errno)));
+								 strerror(err)));
+		/* nothing is known of the XIDs before the run: the criterion says why, never passes */
+		json_object_set_new(rec, "unknown", json_pack("{s:s}", "health.xid_critical",
+			err == EACCES || err == EPERM ?
+			"kernel log not readable: run as root or grant CAP_SYSLOG" :
+			"kernel log not readable"));
 		if (fd >= 0)
 			close(fd);
 		return;
@@ -208,8 +215,8 @@ static json_t *measure(struct cc_run *run, const struct gpu_ctx *g, const char *
 	json_t *rec, *xids = json_array(), *h;
 	char why[200];
 	gnv_device d;
-	size_t fr = 0, tot = 0;
-	int ncrit = 0, nv;
+	size_t fr = 0, tot = 0, nevents;
+	int ncrit = 0, nev = 0, nv;
 	cudaError_t e;
 
 	rec = json_pack("{s:s, s:s, s:s, s:s, s:n, s:s, s:s, s:s, s:f}", "kind", "probe", "name",
@@ -240,7 +247,7 @@ static json_t *measure(struct cc_run *run, const struct gpu_ctx *g, const char *
 			int n = gnv_xid_drain(st.events, codes, MAX_XID);
 
 			for (int i = 0; i < n; i++) {
-				ncrit += xid_critical((int)codes[i]);
+				nev += xid_critical((int)codes[i]);
 				json_array_append_new(xids, json_pack("{s:i, s:b, s:s}", "code", (int)codes[i],
 					"critical", xid_critical((int)codes[i]), "source", "NVML event"));
 			}
@@ -248,11 +255,21 @@ static json_t *measure(struct cc_run *run, const struct gpu_ctx *g, const char *
 		json_object_set_new(rec, "xid_events", json_string(st.events_ok ? "registered" :
 								       st.events_why));
 	}
+	nevents = json_array_size(xids);
 	kernel_xids(g->bus_id, since, xids, rec, &ncrit);
-	/* counted only when the log could be read: otherwise nothing is known */
-	if (json_is_integer(json_object_get(rec, "xid_lines")) || st.events_ok) {
+	/*
+	 * Two counts, each published only when its source was read: the kernel
+	 * log's (within --xid-since, so before the run too) and NVML's events,
+	 * which report nothing from before their registration (the first call).
+	 */
+	if (json_is_integer(json_object_get(rec, "xid_lines"))) {
 		json_object_set_new(h, "xid_critical", json_integer(ncrit));
-		json_object_set_new(h, "xid_total", json_integer((json_int_t)json_array_size(xids)));
+		json_object_set_new(h, "xid_total", json_integer((json_int_t)(json_array_size(xids) -
+									      nevents)));
+	}
+	if (st.events_ok) {
+		json_object_set_new(h, "xid_event_critical", json_integer(nev));
+		json_object_set_new(h, "xid_event_total", json_integer((json_int_t)nevents));
 	}
 	json_object_set_new(rec, "health", h);
 	json_object_set_new(rec, "xids", xids);

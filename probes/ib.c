@@ -194,12 +194,20 @@ struct host_rails {
 		int port;
 		int gid_index;   /* -1: none (InfiniBand) */
 		double data_Gbps;/* port data rate; 0 unknown */
+		double pcie_GBps;/* the HCA's PCIe link, one direction, as trained; 0 unknown */
 		int numa_node;
 		char bdf[32];
 		char sys_path[256]; /* /sys/devices/... of the PCI device, for GPU affinity */
 		int ethernet;    /* link layer Ethernet (RoCE), else InfiniBand */
 		int active;
 	} rail[IB_MAX_RAILS];
+	double rails_Gbps;       /* the compute rails' shared rate (default_rails); 0 unknown */
+	int nleft;               /* InfiniBand ports left out of the rails: another rate */
+	struct {
+		char dev[IB_NAME_LEN];
+		int port;
+		double data_Gbps;
+	} left[IB_MAX_RAILS];
 };
 
 /* Port counters read before the run by the first rank of a host. */
@@ -218,7 +226,7 @@ enum { S_CONNECT = 1, S_LAT = 2 };   /* then S_LAT + k per latency size, then th
 
 /* One rank's results for a pair, gathered by rank 0; indices below. */
 enum {
-	R_PARTNER, R_RAIL, R_FAIL_STEP, R_WRONG, R_RATE_GBPS, R_BW_TIME, R_HDR
+	R_PARTNER, R_RAIL, R_FAIL_STEP, R_WRONG, R_RATE_GBPS, R_PCIE_GBPS, R_BW_TIME, R_HDR
 };
 #define R_LATSTATS 8              /* n, min, median, mean, max, p99, p999, cv */
 #define R_LAT(k) (R_HDR + R_LATSTATS * (k))
@@ -324,8 +332,8 @@ static json_t *gid_json(const struct ib_gid_choice *g)
 
 /* Adds a rail for port p of dev (position pos in --ib-devices, or -1 = in order). */
 static void add_rail(struct ibctx *c, const struct ib_dev_sysfs *ds, int port, int gid_index,
-		     double data_Gbps, int numa, const char *sys_path, int pos, int *order,
-		     const struct ib_port_query *a)
+		     double data_Gbps, const struct pci_link *pl, const char *sys_path, int pos,
+		     int *order, const struct ib_port_query *a)
 {
 	struct host_rails *hr = &c->hr;
 
@@ -335,7 +343,8 @@ static void add_rail(struct ibctx *c, const struct ib_dev_sysfs *ds, int port, i
 	hr->rail[hr->n].port = port;
 	hr->rail[hr->n].gid_index = gid_index;
 	hr->rail[hr->n].data_Gbps = data_Gbps;
-	hr->rail[hr->n].numa_node = numa;
+	hr->rail[hr->n].numa_node = pl ? pl->numa_node : -1;
+	hr->rail[hr->n].pcie_GBps = pl ? pl->cur_GBps : 0;
 	snprintf(hr->rail[hr->n].bdf, sizeof(hr->rail[0].bdf), "%s", ds->bdf);
 	snprintf(hr->rail[hr->n].sys_path, sizeof(hr->rail[0].sys_path), "%s", sys_path);
 	hr->rail[hr->n].ethernet = a->ethernet;
@@ -377,13 +386,18 @@ static int rail_key_cmp(const void *pa, const void *pb)
 /*
  * The rails without --ib-devices: when any port is InfiniBand, the
  * InfiniBand ports only (the Ethernet ports of an HGX node are storage and
- * management networks); a RoCE-only host keeps its Ethernet ports. In PCI
- * order, a down port kept in its place (it fails as a rail: rail r pairs
- * the r-th NIC of every host, never a shifted one).
+ * management networks); a RoCE-only host keeps its Ethernet ports. Of
+ * those, the active ports at the rate most of them share (ib_rails_rate):
+ * SuperPOD-style hosts run their storage ConnectX-7 ports as InfiniBand too,
+ * often at NDR200, and as rails they would shift the numbering and be
+ * judged against compute bounds; they are left out and listed (hr->left).
+ * In PCI order, a down port kept in its place (it fails as a rail: rail r
+ * pairs the r-th NIC of every host, never a shifted one).
  */
 static void default_rails(struct host_rails *hr)
 {
-	int ib = 0, any = 0, k = 0;
+	int ib = 0, any = 0, k = 0, active[IB_MAX_RAILS];
+	double rate[IB_MAX_RAILS];
 
 	for (int i = 0; i < hr->n; i++) {
 		ib |= !hr->rail[i].ethernet;
@@ -396,6 +410,23 @@ static void default_rails(struct host_rails *hr)
 	for (int i = 0; i < hr->n; i++)
 		if (!ib || !hr->rail[i].ethernet)
 			hr->rail[k++] = hr->rail[i];
+	hr->n = k;
+	for (int i = 0; i < hr->n; i++) {
+		rate[i] = hr->rail[i].data_Gbps;
+		active[i] = hr->rail[i].active;
+	}
+	hr->rails_Gbps = ib_rails_rate(rate, active, hr->n);
+	k = 0;
+	for (int i = 0; i < hr->n; i++) {
+		if (!hr->rail[i].active || !(hr->rails_Gbps > 0) ||
+		    hr->rail[i].data_Gbps == hr->rails_Gbps) {
+			hr->rail[k++] = hr->rail[i];
+			continue;
+		}
+		snprintf(hr->left[hr->nleft].dev, IB_NAME_LEN, "%s", hr->rail[i].dev);
+		hr->left[hr->nleft].port = hr->rail[i].port;
+		hr->left[hr->nleft++].data_Gbps = hr->rail[i].data_Gbps;
+	}
 	hr->n = k;
 	qsort(hr->rail, (size_t)hr->n, sizeof(hr->rail[0]), rail_key_cmp);
 }
@@ -497,8 +528,8 @@ static json_t *inventory_device(struct ibctx *c, const char *name, json_t *versi
 		pos = p_devices[0] ? wanted(name, p) : 0;
 		json_object_set_new(pj, "rail", json_null());   /* set once the rails are ordered */
 		if (pos >= 0)
-			add_rail(c, &ds, p, gid_index, data, have_pci ? pl.numa_node : -1, sys_path,
-				 pos, order, &a);
+			add_rail(c, &ds, p, gid_index, data, have_pci ? &pl : NULL, sys_path, pos,
+				 order, &a);
 		json_array_append_new(ports, pj);
 		if (c->npc < 4 * IB_MAX_RAILS) {
 			struct port_counters *pc = &c->pc[c->npc++];
@@ -543,6 +574,36 @@ static json_t *discover(struct ibctx *c)
 			"transport", c->tp->name, "devices", devs, "rails", rails, "versions", versions);
 	if (c->hr.why[0])
 		json_object_set_new(inv, "reason", json_string(c->hr.why));
+	if (c->hr.nleft) {
+		json_t *left = json_array();
+
+		for (int i = 0; i < c->hr.nleft; i++) {
+			json_t *l = json_pack("{s:s, s:f}", "nic", "", "data_rate_Gbps",
+					      c->hr.left[i].data_Gbps);
+
+			json_object_set_new(l, "nic", json_sprintf("%s:%d", c->hr.left[i].dev,
+								 c->hr.left[i].port));
+			json_object_set_new(l, "reason", json_sprintf("%.0f Gb/s, not the %.0f Gb/s "
+				"most InfiniBand ports share (a storage port?); --ib-devices names "
+				"rails explicitly", c->hr.left[i].data_Gbps, c->hr.rails_Gbps));
+			log_warn("ib: %s: %s:%d left out of the rails: %.0f Gb/s, the others %.0f Gb/s",
+				 c->mpi->host, c->hr.left[i].dev, c->hr.left[i].port,
+				 c->hr.left[i].data_Gbps, c->hr.rails_Gbps);
+			json_array_append_new(left, l);
+		}
+		json_object_set_new(inv, "rails_left_out", left);
+	}
+	/* one rail per GPU on a rail-optimised node: more is as suspect as fewer */
+	if (c->hr.n && !p_devices[0]) {
+		char msg[200];
+		int ngpu = ib_sysfs_gpus(c->tp->root);
+
+		json_object_set_new(inv, "gpus", ngpu >= 0 ? json_integer(ngpu) : json_null());
+		if (ib_rails_vs_gpus(c->hr.n, ngpu, msg, sizeof(msg))) {
+			json_object_set_new(inv, "rails_warning", json_string(msg));
+			log_warn("ib: %s: %s", c->mpi->host, msg);
+		}
+	}
 	return inv;
 }
 
@@ -719,7 +780,7 @@ static void clear_target(struct ib_rail *r)
 	if (r->cfg.mem == IB_MEM_HOST)
 		memset(r->buf + r->cfg.bytes, 0, r->cfg.bytes);
 	else
-		ib_gpu_memset(r->buf + r->cfg.bytes, 0, r->cfg.bytes);
+		ib_gpu_memset(r->cfg.gpu, r->buf + r->cfg.bytes, 0, r->cfg.bytes);
 }
 
 /* One direction: the sender keeps p_depth WRITEs in flight for p_reps x p_iters. */
@@ -922,6 +983,8 @@ static void write_pair(struct ibctx *c, int round, int ra, int rb)
 	int fail = (int)(A[R_FAIL_STEP] > B[R_FAIL_STEP] ? A[R_FAIL_STEP] : B[R_FAIL_STEP]);
 	double rate = A[R_RATE_GBPS] > 0 && B[R_RATE_GBPS] > 0 ?
 		      (A[R_RATE_GBPS] < B[R_RATE_GBPS] ? A[R_RATE_GBPS] : B[R_RATE_GBPS]) : 0;
+	double pcie = A[R_PCIE_GBPS] > 0 && B[R_PCIE_GBPS] > 0 ?
+		      (A[R_PCIE_GBPS] < B[R_PCIE_GBPS] ? A[R_PCIE_GBPS] : B[R_PCIE_GBPS]) : 0;
 	double bi[IB_MAX_REPS], med[3] = { 0, 0, 0 };
 	json_t *rec;
 
@@ -952,8 +1015,21 @@ static void write_pair(struct ibctx *c, int round, int ra, int rb)
 	if (!fail) {
 		for (int k = 0; k < p_reps; k++)
 			bi[k] = A[R_BI(c) + k] + B[R_BI(c) + k];
-		rec = pair_record(c, "write_bw_bidir", va, vb, rail, round, p_size);
-		med[2] = add_bw(rec, bi, 2.0 * rate);
+		/*
+		 * On one host both QPs sit on one HCA port: each stream crosses the
+		 * HCA's PCIe link both ways (read from memory, written to memory), so
+		 * each direction carries both streams. The sum is bounded by one
+		 * direction of PCIe, never by twice the port: its own test, judged
+		 * against that rate (unknown PCIe: no rate, so the criterion is
+		 * incomplete, never a pass).
+		 */
+		rec = pair_record(c, c->loopback ? "write_bw_bidir_loopback" : "write_bw_bidir", va, vb,
+				  rail, round, p_size);
+		med[2] = add_bw(rec, bi, c->loopback ? pcie : 2.0 * rate);
+		if (c->loopback) {
+			json_object_set_new(rec, "rate_basis", json_string("pcie"));
+			json_object_set_new(rec, "port_rate_GBps", rate > 0 ? json_real(rate) : json_null());
+		}
 		run_record(c->run, "measurement", rec);
 	}
 	if (fail)
@@ -1076,8 +1152,10 @@ static void run_turn(struct ibctx *c, int round, int turn, int slot)
 	c->res[R_PARTNER] = peer;
 	c->res[R_RAIL] = rail;
 	c->res[R_FAIL_STEP] = peer >= 0 ? 0 : -1;
-	if (peer >= 0)
+	if (peer >= 0) {
 		c->res[R_RATE_GBPS] = c->hr.rail[rail].data_Gbps / 8.0;
+		c->res[R_PCIE_GBPS] = c->hr.rail[rail].pcie_GBps;
+	}
 	pair_begin(c, peer, TAG_ABORT + (round * c->turns + turn) % 20000);
 	for (int step = S_CONNECT; step < S_COUNT(c); step++) {
 		int ok = 1;
@@ -1095,7 +1173,7 @@ static void run_turn(struct ibctx *c, int round, int turn, int slot)
 			else if (r->cfg.mem == IB_MEM_HOST)
 				memset(r->buf, pattern(c->v, rail), p_size);
 			else
-				ib_gpu_memset(r->buf, pattern(c->v, rail), p_size);
+				ib_gpu_memset(r->cfg.gpu, r->buf, pattern(c->v, rail), p_size);
 			ok = connect_pair(c, r, open, err, sizeof(err));
 			if (!ok && err[0])
 				fail_msg(c, "connect", err);

@@ -6,6 +6,14 @@
  * latency ping-pong, the bandwidth loops, the data check and every failure
  * path of the probe run between ranks of one host without RDMA hardware.
  * Nothing here measures a network: records made with it say so.
+ *
+ * CCPROBE_IB_FAKE_PCIE=F gives each HCA the PCIe ceiling of its fixture
+ * link (current_link_speed and _width) divided by F, as the hardware has it:
+ * a WRITE is read from memory through the sender HCA's link (host to NIC)
+ * and written through the receiver's (NIC to host), each direction one clock
+ * shared by every rank that drives the HCA. In loopback both QPs are on one
+ * HCA, so each direction carries both streams and the two directions
+ * together reach one link's rate, not two.
  */
 #ifdef HAVE_VERBS
 
@@ -20,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 static int fake_list(const struct ib_transport *t, char (*names)[IB_NAME_LEN], int max,
@@ -79,6 +88,87 @@ static int fake_query_port(const struct ib_transport *t, const char *dev, int po
 
 static const char *fake_root;
 
+/* ------------------------------------------------------------------ the PCIe ceiling */
+
+enum { PCIE_DOWN, PCIE_UP };     /* host to NIC (the sender reads), NIC to host (the receiver writes) */
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+/* The two clocks of dev's link, shared by the ranks of one job (PMIX_NAMESPACE). */
+static void pcie_attach(struct ib_rail *r, const char *dev)
+{
+	const char *f = getenv("CCPROBE_IB_FAKE_PCIE"), *job = getenv("PMIX_NAMESPACE");
+	struct ib_dev_sysfs d;
+	struct pci_link l;
+	unsigned h = 5381;
+	char name[128];
+	void *m;
+	int fd;
+
+	if (!f || atof(f) <= 0 || ib_sysfs_device(fake_root, dev, &d) || !d.bdf[0] ||
+	    pci_read_link(fake_root, d.bdf, &l) || l.cur_GBps <= 0)
+		return;
+	for (const char *c = job ? job : ""; *c; c++)
+		h = h * 33 + (unsigned char)*c;
+	snprintf(name, sizeof(name), "/ccdiag-ibfake-pcie-%u-%x-%s", (unsigned)getuid(), h, dev);
+	fd = shm_open(name, O_RDWR | O_CREAT, 0600);
+	if (fd < 0)
+		return;
+	if (ftruncate(fd, 2 * sizeof(uint64_t))) {
+		close(fd);
+		return;
+	}
+	m = mmap(NULL, 2 * sizeof(uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return;
+	r->pcie = m;
+	r->pcie_Bps = l.cur_GBps * 1e9 / atof(f);
+	snprintf(r->pcie_name, sizeof(r->pcie_name), "%s", name);
+}
+
+/* Books bytes on one direction of a link: the time the transfer ends there. */
+static uint64_t pcie_book(uint64_t *clock, double Bps, size_t bytes)
+{
+	uint64_t t = now_ns(), old = __atomic_load_n(clock, __ATOMIC_ACQUIRE), start, end;
+
+	do {
+		start = old > t ? old : t;
+		end = start + (uint64_t)((double)bytes / Bps * 1e9);
+	} while (!__atomic_compare_exchange_n(clock, &old, end, 0, __ATOMIC_ACQ_REL,
+					      __ATOMIC_ACQUIRE));
+	return end;
+}
+
+/*
+ * A WRITE of bytes from r's HCA to the peer's: the peer drives the same
+ * device of the fixture (rail r pairs the same NIC on both sides), so the
+ * receiving direction is the same link's other clock. Waits until both
+ * directions have carried it.
+ */
+static void pcie_wait(struct ib_rail *r, size_t bytes)
+{
+	uint64_t a, b, end;
+
+	if (!r->pcie)
+		return;
+	a = pcie_book(&r->pcie[PCIE_DOWN], r->pcie_Bps, bytes);
+	b = pcie_book(&r->pcie[PCIE_UP], r->pcie_Bps, bytes);
+	end = a > b ? a : b;
+	for (uint64_t t = now_ns(); t < end; t = now_ns()) {
+		struct timespec d = { 0, (long)(end - t) };
+
+		if (end - t > 50000)
+			nanosleep(&d, NULL);
+	}
+}
+
 static void fake_close(struct ib_rail *r)
 {
 	if (r->peer_shm)
@@ -89,6 +179,12 @@ static void fake_close(struct ib_rail *r)
 		shm_unlink(r->shm_name);
 	}
 	r->shm = NULL;
+	if (r->pcie) {
+		munmap(r->pcie, 2 * sizeof(uint64_t));
+		/* the last to close leaves nothing behind; a later opener starts a new clock */
+		shm_unlink(r->pcie_name);
+	}
+	r->pcie = NULL;
 }
 
 static int fake_open(struct ib_rail *r, const struct ib_rail_cfg *cfg, char *err, size_t len)
@@ -152,6 +248,7 @@ static int fake_open(struct ib_rail *r, const struct ib_rail_cfg *cfg, char *err
 			      IBV_LINK_LAYER_ETHERNET;
 	r->pattr.lid = (uint16_t)(p.lid > 0 ? p.lid : 0);
 	r->pattr.active_mtu = IBV_MTU_1024;
+	pcie_attach(r, cfg->dev);
 	return 0;
 }
 
@@ -267,6 +364,7 @@ static int fake_write_burst(struct ib_rail *r, size_t bytes, int count, int dept
 		if ((i % 64 == 0) && stopped(w, r->cfg.dev, err, len))
 			return -1;
 		put(r->peer_shm + r->cfg.bytes, r->buf, bytes);
+		pcie_wait(r, bytes);
 	}
 	if (injected("data", r->cfg.dev, err, len))
 		r->peer_shm[r->cfg.bytes] ^= 0xff;

@@ -28,8 +28,9 @@ int ib_gpu_alloc(int dev, size_t len, void **ptr, size_t *alloc_len, char *err, 
 	return ib_gpu_count(err, errlen);
 }
 
-int ib_gpu_memset(void *ptr, int byte, size_t len)
+int ib_gpu_memset(int dev, void *ptr, int byte, size_t len)
 {
+	(void)dev;
 	(void)ptr;
 	(void)byte;
 	(void)len;
@@ -92,6 +93,50 @@ int ib_gpu_bdf(int dev, char *bdf, size_t len)
 	return 0;
 }
 
+typedef CUresult (*ctx_current_fn)(CUcontext *);
+
+/*
+ * Whether a context is current in this thread (cuCtxGetCurrent, looked up
+ * in the process first, else in libcuda): 1, 0, or 0 when it cannot be
+ * asked (no driver API loaded: then no context exists either).
+ */
+static int ctx_current(void)
+{
+	static ctx_current_fn fn;
+	static int tried;
+	CUcontext c = NULL;
+
+	if (!tried) {
+		void *h;
+
+		tried = 1;
+		*(void **)&fn = dlsym(RTLD_DEFAULT, "cuCtxGetCurrent");
+		if (!fn && (h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)))
+			*(void **)&fn = dlsym(h, "cuCtxGetCurrent");
+	}
+	return fn && fn(&c) == CUDA_SUCCESS && c;
+}
+
+/*
+ * Makes dev current; *was is the device to go back to (-1: none). Only a
+ * device whose context was current is gone back to: cudaGetDevice says 0
+ * when nothing was selected, and since CUDA 12 cudaSetDevice(0) would
+ * create GPU 0's primary context in every rank (~0.5 GB each, and under
+ * EXCLUSIVE_PROCESS a race with the rank that owns GPU 0).
+ */
+static cudaError_t enter(int dev, int *was)
+{
+	if (!ctx_current() || cudaGetDevice(was) != cudaSuccess)
+		*was = -1;
+	return cudaSetDevice(dev);
+}
+
+static void leave(int dev, int was)
+{
+	if (was >= 0 && was != dev)
+		cudaSetDevice(was);
+}
+
 int ib_gpu_alloc(int dev, size_t len, void **ptr, size_t *alloc_len, char *err, size_t errlen)
 {
 	size_t n = (len + GPU_PAGE - 1) / GPU_PAGE * GPU_PAGE;
@@ -101,13 +146,10 @@ int ib_gpu_alloc(int dev, size_t len, void **ptr, size_t *alloc_len, char *err, 
 	*ptr = NULL;
 	*alloc_len = 0;
 	/* on dev, and the caller's current device left as it was (the nccl backend's) */
-	if (cudaGetDevice(&was) != cudaSuccess)
-		was = -1;
-	e = cudaSetDevice(dev);
+	e = enter(dev, &was);
 	if (e == cudaSuccess)
 		e = cudaMalloc(ptr, n);
-	if (was >= 0 && was != dev)
-		cudaSetDevice(was);
+	leave(dev, was);
 	if (e != cudaSuccess) {
 		snprintf(err, errlen, "cannot allocate %zu bytes on CUDA device %d: %s", n, dev,
 			 cudaGetErrorString(e));
@@ -118,11 +160,15 @@ int ib_gpu_alloc(int dev, size_t len, void **ptr, size_t *alloc_len, char *err, 
 	return 0;
 }
 
-int ib_gpu_memset(void *ptr, int byte, size_t len)
+int ib_gpu_memset(int dev, void *ptr, int byte, size_t len)
 {
-	if (cudaMemset(ptr, byte, len) != cudaSuccess)
-		return -1;
-	return cudaDeviceSynchronize() == cudaSuccess ? 0 : -1;
+	int was, rc = -1;
+
+	/* on the buffer's device: cudaDeviceSynchronize waits for the current one only */
+	if (enter(dev, &was) == cudaSuccess && cudaMemset(ptr, byte, len) == cudaSuccess)
+		rc = cudaDeviceSynchronize() == cudaSuccess ? 0 : -1;
+	leave(dev, was);
+	return rc;
 }
 
 void ib_gpu_free(void *ptr)

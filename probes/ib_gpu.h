@@ -16,11 +16,20 @@ int ib_gpu_count(char *err, size_t len);
 /* The PCI address of CUDA device dev, lower case "0000:17:00.0". Returns 0 or -1. */
 int ib_gpu_bdf(int dev, char *bdf, size_t len);
 
-/* Allocates len bytes on device dev (len rounded up to 2 MiB). Returns 0 or -1 with err. */
+/*
+ * Allocates len bytes on device dev (len rounded up to 2 MiB). The caller's
+ * current device is made current again only when a context was current
+ * (cuCtxGetCurrent): a rank that had selected nothing creates no context on
+ * GPU 0. Returns 0 or -1 with err.
+ */
 int ib_gpu_alloc(int dev, size_t len, void **ptr, size_t *alloc_len, char *err, size_t errlen);
 
-/* Sets len bytes at ptr to byte and waits. Returns 0 or -1. */
-int ib_gpu_memset(void *ptr, int byte, size_t len);
+/*
+ * Sets len bytes at ptr (on device dev) to byte and waits. The caller's
+ * current device is gone back to only when its context was current (as
+ * ib_gpu_alloc). Returns 0 or -1.
+ */
+int ib_gpu_memset(int dev, void *ptr, int byte, size_t len);
 
 /* Frees what ib_gpu_alloc returned; NULL is fine. */
 void ib_gpu_free(void *ptr);

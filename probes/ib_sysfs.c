@@ -481,3 +481,63 @@ const char *ib_pci_relation(const char *path_a, const char *path_b)
 		return "cross_root";
 	return common == 1 ? "same_root" : "same_switch";
 }
+
+double ib_rails_rate(const double *rate, const int *active, int n)
+{
+	double best = 0;
+	int best_n = 0, tie = 0;
+
+	for (int i = 0; i < n; i++) {
+		int k = 0;
+
+		if (!active[i] || !(rate[i] > 0) || rate[i] == best)
+			continue;
+		for (int j = 0; j < n; j++)
+			k += active[j] && rate[j] == rate[i];
+		if (k > best_n) {
+			best = rate[i];
+			best_n = k;
+			tie = 0;
+		} else if (k == best_n) {
+			tie = 1;
+		}
+	}
+	/* as many ports at another rate: which are the rails is not known, keep them all */
+	return tie ? 0 : best;
+}
+
+int ib_sysfs_gpus(const char *root)
+{
+	char dir[512], path[800], v[32], c[32];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/bus/pci/devices", root && *root ? root : "/sys");
+	if (!(d = opendir(dir)))
+		return -1;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (sysfs_read_attr(path, "vendor", v, sizeof(v)) ||
+		    sysfs_read_attr(path, "class", c, sizeof(c)))
+			continue;
+		n += !strcmp(v, "0x10de") && (!strncmp(c, "0x0302", 6) || !strncmp(c, "0x0300", 6));
+	}
+	closedir(d);
+	return n;
+}
+
+int ib_rails_vs_gpus(int nrails, int ngpus, char *msg, size_t len)
+{
+	if (len)
+		msg[0] = '\0';
+	if (ngpus <= 0 || nrails == ngpus)
+		return 0;
+	snprintf(msg, len, "%d InfiniBand rail(s) for %d GPU(s): %s", nrails, ngpus,
+		 nrails > ngpus ? "more ports than GPUs (storage ports taken as rails? name the "
+		 "compute ports with --ib-devices)" : "fewer ports than GPUs (a port missing or "
+		 "left out?)");
+	return 1;
+}

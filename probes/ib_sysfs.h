@@ -185,4 +185,28 @@ json_t *ib_counters_delta_json(const struct ib_counters *before, const struct ib
  */
 const char *ib_pci_relation(const char *path_a, const char *path_b);
 
+/*
+ * The rate the compute rails share: the most common data rate among the
+ * active ports (rate[i] Gb/s where active[i]), so that storage ports run
+ * as InfiniBand too (often NDR200 beside NDR400 compute ports) do not
+ * become rails. 0 when no active port has a rate, or when two rates are
+ * shared by as many ports (a tie: nothing is left out then).
+ */
+double ib_rails_rate(const double *rate, const int *active, int n);
+
+/*
+ * GPUs of the host under root (NULL or "" = /sys): PCI devices of vendor
+ * 0x10de whose class is a 3D or VGA controller (0x0302xx, 0x0300xx).
+ * Returns the count, -1 when bus/pci/devices cannot be read.
+ */
+int ib_sysfs_gpus(const char *root);
+
+/*
+ * Whether the rail count fits one rail per GPU: "" when equal or the GPU
+ * count is unknown (ngpus <= 0), else a one-line warning into msg, for more
+ * rails than GPUs (storage ports as rails?) as for fewer. Returns 1 when it
+ * wrote one, else 0.
+ */
+int ib_rails_vs_gpus(int nrails, int ngpus, char *msg, size_t len);
+
 #endif

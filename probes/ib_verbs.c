@@ -137,7 +137,7 @@ static int alloc_regions(struct ib_rail *r, char *err, size_t len)
 		if (ib_gpu_alloc(r->cfg.gpu, 2 * r->cfg.bytes, &p, &r->buf_len, err, len))
 			return -1;
 		r->buf = p;
-		if (ib_gpu_memset(r->buf, 0, r->buf_len)) {
+		if (ib_gpu_memset(r->cfg.gpu, r->buf, 0, r->buf_len)) {
 			snprintf(err, len, "cannot clear GPU memory on CUDA device %d", r->cfg.gpu);
 			return -1;
 		}

@@ -57,6 +57,9 @@ struct ib_rail {
 	uint8_t *shm, *peer_shm;
 	size_t shm_len, peer_len;
 	char shm_name[64];
+	uint64_t *pcie;          /* the HCA's PCIe link clocks (ns), shared by its ranks; NULL: none */
+	double pcie_Bps;         /* bytes/s a direction of that link carries */
+	char pcie_name[128];     /* its shared-memory name */
 };
 
 /*

@@ -938,6 +938,8 @@ static int gather_rates(struct np_ctx *c)
 		log_warn("netpair: %s", lr.warning);
 	if (lr.mbit > 0)
 		log_debug("netpair: link rate %.0f Mb/s (%s)", lr.mbit, lr.source);
+	else if (lr.why[0])
+		log_warn("netpair: link rate unknown, no pct_of_rate: %s", lr.why);
 	/* rank 0 leads node 0, so it is rank 0 of the leaders too */
 	return MPI_Gather(&lr.mbit, 1, MPI_DOUBLE, c->rate_mbit, 1, MPI_DOUBLE, 0, c->comm) ==
 	       MPI_SUCCESS ? 0 : -1;

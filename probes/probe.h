@@ -8,9 +8,9 @@
  * ccdiag's phases, in the order they run (docs/ccdiag.md): each probe says
  * which it belongs to in its table entry; every collective is PHASE_COLLECTIVES.
  */
-enum probe_phase { PHASE_NODE, PHASE_PAIRS, PHASE_COLLECTIVES, PHASE_STORAGE, PHASE_N };
+enum probe_phase { PHASE_NODE, PHASE_PAIRS, PHASE_COLLECTIVES, PHASE_STORAGE, PHASE_TRAIN, PHASE_N };
 
-/* "node", "pairs", "collectives", "storage" */
+/* "node", "pairs", "collectives", "storage", "train" */
 const char *probe_phase_name(int phase);
 
 /*

@@ -3,7 +3,7 @@
 #include <string.h>
 
 extern const struct probe probe_gemm, probe_gpuhealth, probe_hbm, probe_ib, probe_isolate, probe_netpair,
-	probe_nvlink, probe_pcie, probe_storage;
+	probe_nvlink, probe_pcie, probe_storage, probe_trainstep;
 
 /* The only list of probes; keep sorted by name. */
 const struct probe *const probes[] = {
@@ -16,12 +16,13 @@ const struct probe *const probes[] = {
 	&probe_nvlink,
 	&probe_pcie,
 	&probe_storage,
+	&probe_trainstep,
 	NULL,
 };
 
 const char *probe_phase_name(int phase)
 {
-	static const char *const names[PHASE_N] = { "node", "pairs", "collectives", "storage" };
+	static const char *const names[PHASE_N] = { "node", "pairs", "collectives", "storage", "train" };
 
 	return phase >= 0 && phase < PHASE_N ? names[phase] : "?";
 }

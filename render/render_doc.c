@@ -9,6 +9,7 @@
 #include "render.h"
 #include "../fmt/fmt.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* failures named inside the criteria table cell */
@@ -75,14 +76,131 @@ static void header(FILE *f, const struct markup *m, const json_t *s)
 		      !strcmp(cv, "incomplete") ? 2 : 3]++;
 	}
 	m->header(f, s, json_array_size(j_arr(s, "criteria")), count);
-	fputs("; cluster of ", f);
-	put_plain(f, m->esc, json_object_get(json_object_get(s, "cluster"), "nodes"));
-	fputs(" nodes, ", f);
-	put_plain(f, m->esc, json_object_get(json_object_get(s, "cluster"), "ranks"));
-	fputs(" ranks. Generated ", f);
+	if (json_is_object(json_object_get(s, "decision"))) {
+		char judged[1024];
+
+		fmt_judged(judged, sizeof(judged), json_object_get(json_object_get(s, "decision"), "judged"));
+		fputs("; judged: ", f);
+		E(f, m, "%s", judged);
+	} else {
+		fputs("; cluster of ", f);
+		put_plain(f, m->esc, json_object_get(json_object_get(s, "cluster"), "nodes"));
+		fputs(" nodes", f);
+	}
+	fputs(". Generated ", f);
 	E(f, m, "%s by %s %s", j_str(s, "generated_utc"), j_str(s, "tool"), j_str(s, "version"));
 	fputs(".", f);
 	fputs(m->p_close, f);
+}
+
+/* a line of the decision's list: literal head, then summary text */
+static void item(FILE *f, const struct markup *m, const char *head, const char *text)
+{
+	fputs(m->li_open, f);
+	fputs(m->b_open, f);
+	fputs(head, f);
+	fputs(m->b_close, f);
+	fputs(" ", f);
+	E(f, m, "%s", text);
+	fputs(m->li_close, f);
+}
+
+/*
+ * What the verdict means and what to do, first (the summary's "decision",
+ * report/decision.c): nodes to drain, links and rail pairs to check, the wrong
+ * hardware, the required checks not measured with their fix, the optional
+ * ones counted, what was judged, the estimate's headline.
+ */
+static void decision(FILE *f, const struct markup *m, const json_t *s)
+{
+	const json_t *d = json_object_get(s, "decision"), *v, *h;
+	char buf[2048], head[256];
+	size_t i, k, at;
+	double nopt = 0;
+
+	if (!json_is_object(d))
+		return;
+	m->heading(f, 2, "decision", "Decision");
+	m->p_open(f, "decision");
+	E(f, m, "%s", j_str(d, "words"));
+	fputs(m->p_close, f);
+	m->list_open(f, "decision");
+	json_array_foreach(j_arr(d, "drain"), i, v) {
+		snprintf(head, sizeof(head), "Drain %s:", j_str(v, "node"));
+		fputs(m->li_open, f);
+		fputs(m->b_open, f);
+		E(f, m, "%s", head);
+		fputs(m->b_close, f);
+		fputs(" ", f);
+		E(f, m, "%s", j_str(v, "reason"));
+		fputs(m->li_close, f);
+	}
+	json_array_foreach(j_arr(d, "check"), i, v) {
+		if (i == 20) {
+			snprintf(buf, sizeof(buf), "%zu more in the criteria below", json_array_size(j_arr(d, "check")) - i);
+			item(f, m, "And:", buf);
+			break;
+		}
+		snprintf(buf, sizeof(buf), "the %s %s: %s", j_str(v, "what"), j_str(v, "element"), j_str(v, "reason"));
+		item(f, m, "Check:", buf);
+	}
+	json_array_foreach(j_arr(d, "hardware"), i, v) {
+		at = (size_t)snprintf(buf, sizeof(buf), "%s '%s' on ", j_str(v, "key"), j_str(v, "found"));
+		json_array_foreach(j_arr(v, "hosts"), k, h)
+			if (at < sizeof(buf))
+				at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%s", k ? ", " : "",
+						       json_string_value(h) ?: "");
+		if (at < sizeof(buf))
+			snprintf(buf + at, sizeof(buf) - at, "; the profile expects %s", j_str(v, "expected"));
+		item(f, m, "Wrong hardware:", buf);
+	}
+	json_array_foreach(j_arr(d, "unfinished"), i, v) {
+		snprintf(buf, sizeof(buf), "%s (end: %s)", j_str(v, "path"), j_str(v, "end"));
+		item(f, m, "Run not finished:", buf);
+	}
+	json_array_foreach(j_arr(d, "required_not_measured"), i, v) {
+		snprintf(buf, sizeof(buf), "%s: %s", j_str(v, "criterion"),
+			 *j_str(v, "fix") ? j_str(v, "fix") : j_str(v, "reason"));
+		item(f, m, "Not measured (required):", buf);
+	}
+	if (j_num(d, "optional_not_measured", &nopt) && nopt > 0) {
+		snprintf(buf, sizeof(buf), "%.0f (listed last in the criteria; they do not change the verdict)", nopt);
+		item(f, m, "Optional checks not measured:", buf);
+	}
+	fmt_judged(buf, sizeof(buf), json_object_get(d, "judged"));
+	item(f, m, "Judged:", buf);
+	if (json_is_object(json_object_get(d, "estimate"))) {
+		fmt_headline(buf, sizeof(buf), json_object_get(d, "estimate"));
+		item(f, m, "Estimate (a model, not a measurement):", buf);
+	}
+	fputs(m->list_close, f);
+}
+
+/* the criteria's order in the table: fail, warn, required incomplete, pass, optional not judged */
+static int crit_rank(const json_t *crit)
+{
+	const char *v = j_str(crit, "verdict");
+
+	return !strcmp(v, "fail") ? 0 : !strcmp(v, "warn") ? 1 :
+	       !strcmp(v, "incomplete") ? (json_is_false(json_object_get(crit, "required")) ? 4 : 2) :
+	       !strcmp(v, "pass") ? 3 : 5;
+}
+
+/* the criteria in that order (stable: profile order within a rank); n set; NULL on no memory */
+static const json_t **crit_sorted(const json_t *s, size_t *n)
+{
+	const json_t *a = j_arr(s, "criteria"), **out;
+	size_t i, k = 0;
+
+	*n = json_array_size(a);
+	out = calloc(*n ? *n : 1, sizeof(*out));
+	if (!out)
+		return NULL;
+	for (int r = 0; r <= 5; r++)
+		for (i = 0; i < *n; i++)
+			if (crit_rank(json_array_get(a, i)) == r)
+				out[k++] = json_array_get(a, i);
+	return out;
 }
 
 static void criteria_row(FILE *f, const struct markup *m, const json_t *crit)
@@ -98,7 +216,10 @@ static void criteria_row(FILE *f, const struct markup *m, const json_t *crit)
 	fputs(m->td_close, f);
 	m->verdict_cell(f, 1, j_str(crit, "verdict"));
 	fputs(m->td_close, f);
-	m->td_open(f, 2, "n");
+	m->td_open(f, 2, NULL);
+	fputs(json_is_false(json_object_get(crit, "required")) ? "optional" : "required", f);
+	fputs(m->td_close, f);
+	m->td_open(f, 3, "n");
 	value_unit(f, m, worst, "value", j_str(worst, "unit"));
 	if (*el) {
 		fputs(m->cell_br, f);
@@ -110,14 +231,14 @@ static void criteria_row(FILE *f, const struct markup *m, const json_t *crit)
 		E(f, m, "%s%lld B", j ? "" : "plateau of ", (long long)json_integer_value(json_array_get(fl, 0)));
 	}
 	fputs(m->td_close, f);
-	m->td_open(f, 3, NULL);
+	m->td_open(f, 4, NULL);
 	fmt_bound(buf, sizeof(buf), crit);
 	E(f, m, "%s", buf);
 	fputs(m->td_close, f);
-	m->td_open(f, 4, "n");
+	m->td_open(f, 5, "n");
 	put_plain(f, m->esc, json_object_get(crit, "elements"));
 	fputs(m->td_close, f);
-	m->td_open(f, 5, NULL);
+	m->td_open(f, 6, NULL);
 	nf = json_array_size(j_arr(crit, "failures"));
 	json_array_foreach(j_arr(crit, "failures"), j, fl) {
 		if (j == CELL_FAILURES) {
@@ -134,29 +255,36 @@ static void criteria_row(FILE *f, const struct markup *m, const json_t *crit)
 
 static void criteria_table(FILE *f, const struct markup *m, const json_t *s)
 {
-	static const char *const heads[] = { "criterion", "verdict", "measured worst", "bound",
-					     "elements", "failures" };
-	const json_t *crit;
-	size_t i;
+	static const char *const heads[] = { "criterion", "verdict", "required", "measured worst", "bound",
+					     "elements judged", "failures" };
+	const json_t **crit;
+	size_t i, n;
 
-	if (!section(f, m, 2, "criteria", "Criteria", j_arr(s, "criteria"),
-		     "No criteria were judged."))
+	if (!section(f, m, 2, "criteria", "Criteria (failed, warned, required not judged, passed, "
+		     "optional not judged)", j_arr(s, "criteria"), "No criteria were judged."))
 		return;
-	m->table_open(f, heads, 6);
-	json_array_foreach(j_arr(s, "criteria"), i, crit)
-		criteria_row(f, m, crit);
+	crit = crit_sorted(s, &n);
+	if (!crit)
+		return;
+	m->table_open(f, heads, 7);
+	for (i = 0; i < n; i++)
+		criteria_row(f, m, crit[i]);
 	fputs(m->table_close, f);
+	free((void *)crit);
 }
 
-/* the reason and every failure of each criterion that did not pass */
+/* the reason and every failure of each criterion that did not pass, in the table's order */
 static void criteria_details(FILE *f, const struct markup *m, const json_t *s)
 {
-	const json_t *crit, *fl;
+	size_t nc;
+	const json_t **sorted = crit_sorted(s, &nc), *crit, *fl;
 	size_t i, j, nf;
 	int any = 0;
 
-	json_array_foreach(j_arr(s, "criteria"), i, crit) {
-		const char *v = j_str(crit, "verdict");
+	for (i = 0; sorted && i < nc; i++) {
+		const char *v = j_str(sorted[i], "verdict");
+
+		crit = sorted[i];
 
 		if (!strcmp(v, "pass"))
 			continue;
@@ -188,6 +316,7 @@ static void criteria_details(FILE *f, const struct markup *m, const json_t *s)
 		fputs(m->list_close, f);
 		fputs(m->failures_close, f);
 	}
+	free((void *)sorted);
 }
 
 static void problems(FILE *f, const struct markup *m, const json_t *s)
@@ -448,24 +577,109 @@ static void model_open(FILE *f, const struct markup *m, const json_t *e, const c
 	}
 }
 
-/* a model's output is never mistaken for a measurement */
+/* an output's unit from its name (docs/estimate.md): fractions are shown in % */
+static const char *out_unit(const char *k, double *scale)
+{
+	size_t n = strlen(k);
+
+	*scale = 1;
+	if (!strcmp(k, "days"))
+		return "days";
+	if (!strcmp(k, "gpu_hours"))
+		return "GPU-hours";
+	if (!strcmp(k, "cost"))
+		return "USD";
+	if (n > 9 && !strcmp(k + n - 9, "_fraction")) {
+		*scale = 100;
+		return "%";
+	}
+	if (n > 2 && !strcmp(k + n - 2, "_s"))
+		return "s";
+	if (n > 6 && !strcmp(k + n - 6, "_bytes"))
+		return "B";
+	return "";
+}
+
+static void output_row(FILE *f, const struct markup *m, const char *k, const json_t *v)
+{
+	char buf[64];
+	double scale;
+	const char *unit = out_unit(k, &scale);
+
+	fputs(m->tr_open, f);
+	m->td_open(f, 0, NULL);
+	E(f, m, "%s", k);
+	fputs(m->td_close, f);
+	m->td_open(f, 1, json_is_number(v) ? "n" : NULL);
+	if (json_is_number(v) && !strcmp(k, "cost") && json_number_value(v) == 0) {
+		E(f, m, "%s", "no price (-w price_per_gpu_hour=USD)");
+	} else if (json_is_number(v)) {
+		double x = json_number_value(v) * scale;
+		json_t *xv = json_real(x);
+
+		if (x == (double)(long long)x && x > -1e15 && x < 1e15)
+			snprintf(buf, sizeof(buf), "%.0f", x);
+		else
+			fmt_value(buf, sizeof(buf), xv);
+		json_decref(xv);
+		/* the number is ccreport's own formatting; the unit is ours too */
+		fprintf(f, "%s%s%s", buf, *unit && strcmp(unit, "%") ? " " : "", unit);
+	} else {
+		put_plain(f, m->esc, v);
+	}
+	fputs(m->td_close, f);
+	fputs(m->tr_close, f);
+}
+
+/* the outputs, the headline first (days, GPU-hours, cost, communication share, step), with units */
+static void outputs_table(FILE *f, const struct markup *m, const json_t *o)
+{
+	static const char *const heads[] = { "output", "value" };
+	static const char *const first[] = { "days", "gpu_hours", "cost", "comm_fraction", "stall_fraction",
+					      "step_s", NULL };
+	const char *k;
+	const json_t *v;
+
+	m->table_open(f, heads, 2);
+	for (const char *const *q = first; *q; q++)
+		if (json_object_get(o, *q))
+			output_row(f, m, *q, json_object_get(o, *q));
+	json_object_foreach((json_t *)o, k, v) {
+		int seen = 0;
+
+		for (const char *const *q = first; *q; q++)
+			seen |= !strcmp(k, *q);
+		if (!seen)
+			output_row(f, m, k, v);
+	}
+	fputs(m->table_close, f);
+}
+
+/* a model's output is never mistaken for a measurement: outputs first, then every input */
 static void estimate(FILE *f, const struct markup *m, const json_t *s)
 {
 	static const char *const in_heads[] = { "input", "value", "source" };
-	static const char *const out_heads[] = { "name", "value" };
 	const json_t *e = json_object_get(s, "estimate"), *n;
 	size_t i;
 
 	if (!json_is_object(e))
 		return;
 	model_open(f, m, e, "estimate", "Estimate (a model, not a measurement)");
-	fputs(" Every input of the model, and where it came from:", f);
 	fputs(m->p_close, f);
-	kv_table(f, m, json_object_get(e, "inputs"), json_object_get(e, "sources"), in_heads, 3);
+	if (*j_str(e, "extrapolated")) {
+		m->p_open(f, "warnbox");
+		fputs(m->b_open, f);
+		fputs("Extrapolated:", f);
+		fputs(m->b_close, f);
+		E(f, m, " %s", j_str(e, "extrapolated"));
+		fputs(m->p_close, f);
+	}
 	if (json_is_object(json_object_get(e, "outputs"))) {
 		para(f, m, "Outputs of the model:");
-		kv_table(f, m, json_object_get(e, "outputs"), NULL, out_heads, 2);
+		outputs_table(f, m, json_object_get(e, "outputs"));
 	}
+	para(f, m, "Every input of the model, and where it came from:");
+	kv_table(f, m, json_object_get(e, "inputs"), json_object_get(e, "sources"), in_heads, 3);
 	if (json_array_size(j_arr(e, "notes")))
 		m->list_open(f, NULL);
 	json_array_foreach(j_arr(e, "notes"), i, n) {
@@ -482,19 +696,18 @@ static void estimate(FILE *f, const struct markup *m, const json_t *s)
 static void checkpoint(FILE *f, const struct markup *m, const json_t *s)
 {
 	static const char *const in_heads[] = { "input", "value", "source" };
-	static const char *const out_heads[] = { "name", "value" };
 	const json_t *e = json_object_get(s, "checkpoint");
 
 	if (!json_is_object(e))
 		return;
 	model_open(f, m, e, "checkpoint", "Checkpoints (a model, not a measurement)");
 	fputs(m->p_close, f);
-	if (json_is_object(json_object_get(e, "inputs")))
-		kv_table(f, m, json_object_get(e, "inputs"), json_object_get(e, "sources"), in_heads, 3);
 	if (json_is_object(json_object_get(e, "outputs"))) {
 		para(f, m, "Outputs of the model:");
-		kv_table(f, m, json_object_get(e, "outputs"), NULL, out_heads, 2);
+		outputs_table(f, m, json_object_get(e, "outputs"));
 	}
+	if (json_is_object(json_object_get(e, "inputs")))
+		kv_table(f, m, json_object_get(e, "inputs"), json_object_get(e, "sources"), in_heads, 3);
 	fputs(m->box_close, f);
 }
 
@@ -519,6 +732,20 @@ static void inputs(FILE *f, const struct markup *m, const json_t *s)
 		fputs(m->tr_close, f);
 	}
 	fputs(m->table_close, f);
+	/* evidence another tool wrote, converted by ccreport (docs/import.md) */
+	json_array_foreach(j_arr(s, "inputs"), i, in) {
+		const json_t *imp = json_object_get(in, "imported");
+
+		if (!imp)
+			continue;
+		m->p_open(f, "note");
+		E(f, m, "Imported evidence: %s is the output of %s %s, converted by ccreport "
+		  "(docs/import.md); what that tool does not print is not known.",
+		  json_string_value(json_object_get(in, "path")) ?: "?",
+		  json_string_value(json_object_get(imp, "tool")) ?: "?",
+		  json_string_value(json_object_get(imp, "version")) ?: "unknown");
+		fputs(m->p_close, f);
+	}
 }
 
 static void profile_line(FILE *f, const struct markup *m, const char *name, const char *value)
@@ -555,6 +782,7 @@ static void profile(FILE *f, const struct markup *m, const json_t *s)
 void render_doc(FILE *f, const struct markup *m, const json_t *s, const struct charts *c)
 {
 	header(f, m, s);
+	decision(f, m, s);
 	criteria_table(f, m, s);
 	criteria_details(f, m, s);
 	problems(f, m, s);

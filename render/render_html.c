@@ -32,7 +32,9 @@ static const char css[] =
 	"figure{margin:1em 0}figure svg{max-width:100%;height:auto;border:1px solid #eee}\n"
 	"figcaption{font-weight:bold;margin-bottom:.3em}.note{color:#555;font-style:italic}\n"
 	".model{border:2px dashed #7d3c98;padding:.5em 1em;background:#f5eef8}\n"
-	"ul.fail li{margin:.1em 0}\n";
+	"ul.fail li{margin:.1em 0}\n"
+	"p.decision{font-size:1.2em;font-weight:bold;margin:.6em 0}ul.decision{font-size:1.05em}"
+	"ul.decision li{margin:.25em 0}\n.warnbox{border:2px solid #b9770e;padding:.4em .8em;background:#fef5e7}\n";
 
 /* "pass" -> "pass"; anything unknown -> "unknown": a CSS class, never a result string */
 static const char *vclass(const char *v)

@@ -12,6 +12,7 @@
 #include "model.h"
 #include "model_ckpt.h"
 #include "model_compute.h"
+#include "model_step.h"
 #include "profile.h"
 #include "record.h"
 #include "report.h"
@@ -49,6 +50,7 @@ int eval_init(struct eval *e, const struct profile *p)
 	e->series = json_object();
 	e->diagnoses = json_array();
 	e->timeouts = json_array();
+	e->unjudged = json_array();
 	e->versions = json_object();
 	e->outliers = json_array();
 	e->fits = json_object();
@@ -56,7 +58,7 @@ int eval_init(struct eval *e, const struct profile *p)
 	e->scaling = json_array();
 	e->estimate = json_null();
 	e->compute = json_object();
-	if (!e->compute || !e->cs || !e->series || !e->diagnoses || !e->timeouts || !e->versions || !e->outliers ||
+	if (!e->compute || !e->cs || !e->series || !e->diagnoses || !e->timeouts || !e->unjudged || !e->versions || !e->outliers ||
 	    !e->fits || !e->ranks_of || !e->scaling)
 		return -1;
 	e->ncs = p->ncrit;
@@ -233,6 +235,11 @@ static int measure(struct crit_state *s, const struct rv *r)
 		return -1;
 	/* an element measured without the metric is missing evidence, never left out */
 	if (mv) {
+		/* the probe may say why it could not know the value: "unknown": {METRIC: why} */
+		const char *why = rv_str_in(r, "unknown", c->metric);
+
+		if (why && !s->unknown_why)
+			s->unknown_why = strdup(why);
 		s->nometric++;
 		el->nometric++;
 		return 0;
@@ -316,6 +323,8 @@ static int note_netpair(struct eval *e, const struct rv *r)
 	double gb, pass = 1;
 	int a, b;
 
+	if (e->nin)
+		e->in[e->nin - 1].netpair = 1;
 	rv_num(r, NULL, "pass", &pass);
 	if (!streq(rv_str(r, "test"), "bw_uni") || !src || !dst || rv_num(r, NULL, "bw_Gbps", &gb) || pass != 1)
 		return 0;
@@ -362,8 +371,11 @@ static int note_header(struct eval *e, const json_t *rec)
 		/* the header is rank 0's: its versions stand for every host of the run */
 		if (mpi)
 			consistency_note(e->versions, &e->vseen, "mpi_library", mpi, name);
+		/* an imported run's tool (docs/import.md) is compared under its own name */
 		if (ver)
-			consistency_note(e->versions, &e->vseen, "ccprobe", ver, name);
+			consistency_note(e->versions, &e->vseen,
+					 json_object_get(rec, "imported") ? str(rec, "tool") ?: "tool" : "ccprobe",
+					 ver, name);
 		/*
 		 * The GPU libraries rank 0 loaded (a collectives-only run has no
 		 * inventory): its host's only, as other hosts may load others.
@@ -414,7 +426,9 @@ static void note_inventory(struct eval *e, const json_t *rec)
 						    json_number_value(json_object_get(g, "memory_bytes")), NAN);
 		}
 		snprintf(n, sizeof(n), "%zu", json_array_size(gpus));
-		consistency_note(e->versions, &e->vseen, "gpu_count", n, host);
+		/* an imported log lists the GPUs its run used, not all the host has (docs/import.md) */
+		if (!json_is_true(json_object_get(rec, "gpus_used_only")))
+			consistency_note(e->versions, &e->vseen, "gpu_count", n, host);
 	}
 	if (streq(str(rec, "kind"), "rdma")) {
 		/* no device at all (no driver, no kernel support): the ib skip says so */
@@ -488,12 +502,36 @@ static int note_timeout(struct eval *e, const json_t *rec)
 	return json_array_append_new(e->timeouts, json_string(line));
 }
 
+/* a failure no criterion judged, listed (at most LISTED_UNJUDGED, all counted); 0 or -1 */
+#define LISTED_UNJUDGED 100
+static int unjudged(struct eval *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int unjudged(struct eval *e, const char *fmt, ...)
+{
+	va_list ap;
+	char *line;
+	int n;
+
+	e->nunjudged++;
+	if (json_array_size(e->unjudged) >= LISTED_UNJUDGED)
+		return 0;
+	va_start(ap, fmt);
+	n = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	n = json_array_append_new(e->unjudged, json_string(line));
+	free(line);
+	return n;
+}
+
 int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 {
 	struct sel k;
-	int rc = 0;
+	int rc = 0, judged_wrong = 0;
+	double wrong, bytes = 0;
 
 	sel_read(r, &k);
+	rv_num(r, NULL, "bytes", &bytes);
 	if (streq(k.kind, "collective"))
 		rc = note_series(e, r);
 	else if (streq(k.kind, "fit"))
@@ -506,11 +544,20 @@ int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 		rc = ckpt_note(e, r);
 	else if (streq(k.kind, "soak"))
 		rc = soak_note(e, r);
+	else if (streq(k.kind, "probe") && (streq(k.name, "trainstep") || streq(k.name, "torch_step")))
+		rc = step_note(e, r);
 	if (streq(k.kind, "probe"))
 		note_pair(e, r, &k);
 	for (int i = 0; !rc && i < e->ncs; i++)
-		if (!e->cs[i].c->derived && selects(e->cs[i].c, &k, 1))
+		if (!e->cs[i].c->derived && selects(e->cs[i].c, &k, 1)) {
 			rc = measure(&e->cs[i], r);
+			judged_wrong |= !strcmp(e->cs[i].c->path[0], "wrong");
+		}
+	/* wrong results that no criterion judged are never a silent pass */
+	if (!rc && !rv_num(r, NULL, "wrong", &wrong) && wrong > 0 && !judged_wrong &&
+	    !streq(rv_str(r, "transport"), "fake"))
+		rc = unjudged(e, "%s %s%s%s at %.0f B: %.0f wrong element(s)", k.kind ?: "?", k.name ?: "?",
+			      k.test || k.backend ? " " : "", k.test ?: k.backend ?: "", bytes, wrong);
 	if (rc)
 		snprintf(err, len, "out of memory");
 	return rc ? -1 : 0;
@@ -534,7 +581,7 @@ int eval_record(struct eval *e, json_t *rec, long line, char *err, size_t len)
 	} else if (streq(type, "skip") || streq(type, "error")) {
 		int skip = streq(type, "skip");
 		const char *why = str(rec, skip ? "reason" : "message");
-
+		int judged = 0;
 		struct sel k;
 
 		r = malloc(sizeof(*r));
@@ -549,6 +596,7 @@ int eval_record(struct eval *e, json_t *rec, long line, char *err, size_t len)
 
 			if (!selects(s->c, &k, 0))
 				continue;
+			judged = 1;
 			/* a test double's failure is no more evidence than its measurements */
 			if (streq(str(rec, "transport"), "fake")) {
 				s->fake++;
@@ -562,7 +610,18 @@ int eval_record(struct eval *e, json_t *rec, long line, char *err, size_t len)
 				s->error_msg = strdup(why ?: "error");
 		}
 		free(r);
-	} else if (!streq(type, "end")) {
+		if (!skip && !judged && !streq(str(rec, "transport"), "fake"))
+			rc = unjudged(e, "error in %s %s%s%s: %s", k.kind ?: "?", k.name ?: "?", k.test ? " " : "",
+				      k.test ?: "", why ?: "error");
+	} else if (streq(type, "end")) {
+		json_int_t nf = json_integer_value(json_object_get(rec, "failures"));
+		json_int_t ec = json_integer_value(json_object_get(rec, "exit_code"));
+
+		/* the run's own count of what went wrong: judged by no criterion, never hidden */
+		if (nf > 0)
+			rc = unjudged(e, "%s: the run counted %lld failure(s), exit code %lld",
+				      e->nin ? e->in[e->nin - 1].path : "?", (long long)nf, (long long)ec);
+	} else {
 		/* a measurement (or another type a later schema adds) */
 		r = malloc(sizeof(*r));
 		if (!r)
@@ -607,6 +666,43 @@ static int feed_measurement(const struct rv *r, long line, void *ctx)
 	return -1;
 }
 
+/* a run id of ccdiag's phases that were not run: no run, shared by all of them (docs/ccdiag.md) */
+static int no_run_id(const char *id)
+{
+	if (!id || !*id)
+		return 1;
+	for (; *id; id++)
+		if (*id != '0')
+			return 0;
+	return 1;
+}
+
+/*
+ * The input just read is not one read before: the same bytes, or the same
+ * run under two names, would count its ranks and records twice. 0, or -1
+ * with a message naming both.
+ */
+static int twice(struct eval *e, char *err, size_t len)
+{
+	const struct input_info *in = &e->in[e->nin - 1];
+
+	for (int i = 0; i < e->nin - 1; i++) {
+		const struct input_info *o = &e->in[i];
+
+		if (*in->sha256 && !strcmp(in->sha256, o->sha256)) {
+			snprintf(err, len, "%s: the same file as %s (SHA-256 %.16s...): give each input once",
+				 in->path, o->path, in->sha256);
+			return -1;
+		}
+		if (!no_run_id(in->run_id) && streq(in->run_id, o->run_id)) {
+			snprintf(err, len, "%s: run id %s is also %s's: the same run given twice", in->path,
+				 in->run_id, o->path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* reads path, or buf when it is non-NULL (named path), into e->in[e->nin], allocated */
 static int read_input(struct eval *e, const char *path, const char *buf, size_t size,
 		      char *err, size_t len)
@@ -627,7 +723,7 @@ int eval_read_inputs(struct eval *e, char **paths, int npaths, char *err, size_t
 		return -1;
 	}
 	for (int i = 0; i < npaths; i++)
-		if (read_input(e, paths[i], NULL, 0, err, len))
+		if (read_input(e, paths[i], NULL, 0, err, len) || twice(e, err, len))
 			return -1;
 	return 0;
 }
@@ -883,6 +979,65 @@ static char *count_missing(struct eval *e, const struct crit_state *s)
 	return msg;
 }
 
+#define NAMES_LISTED 3           /* elements named in a reason; the rest counted */
+
+/*
+ * Every link of the hosts of each netpair run's header (N(N-1)/2) is due:
+ * "3 of 6 links not measured: node0-node3, ..." (malloc'd), NULL when all
+ * were. A link missing is never a pass on the rest (docs/profiles.md).
+ */
+static char *links_missing(const struct eval *e, const struct crit_state *s)
+{
+	struct htab due = { 0 };
+	char *names = NULL, *t, name[520], rev[520];
+	long ndue = 0, nmiss = 0;
+
+	if (s->c->scope != SC_LINK || !streq(s->c->probe, "netpair") || s->c->derived)
+		return NULL;
+	for (int k = 0; k < e->nin; k++) {
+		const json_t *hosts = json_object_get(e->in[k].header, "hosts");
+		size_t n = json_array_size(hosts);
+
+		if (!e->in[k].netpair)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = i + 1; j < n; j++) {
+				const char *a = str(json_array_get(hosts, i), "name");
+				const char *b = str(json_array_get(hosts, j), "name");
+
+				if (!a || !b)
+					continue;
+				snprintf(name, sizeof(name), "%s-%s", a, b);
+				snprintf(rev, sizeof(rev), "%s-%s", b, a);
+				if (htab_get(&due, name) >= 0 || htab_get(&due, rev) >= 0)
+					continue;
+				if (htab_put(&due, name, 1))
+					goto out;
+				ndue++;
+				if (htab_get(&s->idx, name) >= 0 || htab_get(&s->idx, rev) >= 0)
+					continue;
+				if (++nmiss > NAMES_LISTED)
+					continue;
+				if (asprintf(&t, "%s%s%s", names ?: "", names ? ", " : "", name) < 0)
+					goto out;
+				free(names);
+				names = t;
+			}
+	}
+out:
+	htab_free(&due);
+	if (!nmiss) {
+		free(names);
+		return NULL;
+	}
+	if (asprintf(&t, "%ld of %ld links not measured: %s%s%.0ld%s", nmiss, ndue, names ?: "",
+		     nmiss > NAMES_LISTED ? " (and " : "", nmiss > NAMES_LISTED ? nmiss - NAMES_LISTED : 0,
+		     nmiss > NAMES_LISTED ? " more)" : "") < 0)
+		t = NULL;
+	free(names);
+	return t;
+}
+
 static void set_reason(struct crit_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_reason(struct crit_state *s, const char *fmt, ...)
 {
@@ -961,7 +1116,6 @@ static void node_best(struct crit_state *s, struct pt *vals)
 }
 
 /* "NAME, NAME, NAME (and N more)" of the elements whose count(el) is not 0, their number in *n; malloc'd */
-#define NAMES_LISTED 3
 static char *elem_names(const struct crit_state *s, long (*count)(const struct elem *), int *n)
 {
 	char *out = NULL, *t;
@@ -1020,8 +1174,9 @@ static char *partial_reason(const struct crit_state *s, const char *what)
 	int n;
 
 	names = elem_names(s, el_nometric, &n);
-	if (n && asprintf(&out, "no value of %s in the records of %d of %d %ss: %s", s->c->metric, n,
-			  s->nel, what, names ?: "") < 0)
+	if (n && asprintf(&out, "no value of %s in the records of %d of %d %ss: %s%s%s%s",
+			  s->c->metric, n, s->nel, what, names ?: "", s->unknown_why ? " (" : "",
+			  s->unknown_why ?: "", s->unknown_why ? ")" : "") < 0)
 		out = NULL;
 	free(names);
 	names = elem_names(s, el_norate, &n);
@@ -1066,6 +1221,57 @@ static char *list_reason(const json_t *a, const char *what)
 		out = t;
 	}
 	return out;
+}
+
+/*
+ * What makes an incomplete criterion judgeable, for the end of its reason:
+ * the command that measures it (from the criterion's own probe, collective,
+ * backend and node count), or what the records lacked (a rate, a build, real
+ * hardware). Written into buf; "" when the model's own reason says it.
+ */
+static const char *fix_text(const struct crit_state *s, char *buf, size_t len)
+{
+	const struct criterion *c = s->c;
+	const char *name = c->probe ? c->probe : c->collective ? c->collective : "";
+	char nodes[48] = "";
+	int norate = 0;
+
+	if (c->min_nodes)
+		snprintf(nodes, sizeof(nodes), " on %d%s node%s", c->min_nodes, c->max_nodes ? "" : " or more",
+			 c->max_nodes && c->min_nodes == 1 ? "" : "s");
+	for (int i = 0; i < s->nel; i++)
+		norate += el_norate(&s->el[i]) > 0;
+	if (s->fake)
+		snprintf(buf, len, "run `ccprobe %s` on the real RDMA devices", name);
+	else if (s->skip_reason && !strncmp(s->skip_reason, "not built", 9))
+		snprintf(buf, len, "rebuild ccprobe with the dependency (`make` prints `features: ...`), "
+			 "then run `ccprobe %s`", name);
+	else if (norate && c->probe && !strcmp(c->probe, "netpair"))
+		snprintf(buf, len, "set the link rate for ccprobe (`CCDIAG_LINK_RATE_MBIT`, Mb/s, "
+			 "docs/netpair.md) and run `ccprobe netpair` again");
+	else if (norate || (s->nometric && !strcmp(c->metric, "rate_GBps")))
+		snprintf(buf, len, "run `ccprobe %s` on the host itself, where sysfs shows the link's rate "
+			 "(not in a VM)", name);
+	else if (c->derived == DERIVED_SCALING)
+		snprintf(buf, len, "run `ccprobe --scale %s` on 2 or more nodes", name);
+	else if (c->derived == DERIVED_SOAK)
+		snprintf(buf, len, "run `ccprobe --soak 10m %s` (or `ccdiag run --soak 10m`)", name);
+	else if (c->derived == DERIVED_CKPT)
+		snprintf(buf, len, "run `ccprobe --storage-dir DIR storage` and give `-w checkpoint_every=...` "
+			 "(docs/estimate.md)");
+	else if (c->derived)
+		snprintf(buf, len, "give the workload (`-w KEY=VALUE` or the profile's [workload], "
+			 "docs/estimate.md) and the measurement it names");
+	else if (!strcmp(name, "storage"))
+		snprintf(buf, len, "run `ccprobe --storage-dir DIR storage` on a shared filesystem "
+			 "(`--storage 1` on the emulated cluster)");
+	else if (c->collective)
+		snprintf(buf, len, "run `ccprobe%s%s %s`%s", c->backend ? " -B " : "", c->backend ?: "",
+			 name, nodes);
+	else
+		snprintf(buf, len, "run `ccprobe %s`%s", name, s->skips ? " where its hardware is visible" :
+			 s->records ? " again with every element visible to it" : "");
+	return buf;
 }
 
 static void judge(struct eval *e, struct crit_state *s)
@@ -1137,6 +1343,9 @@ static void judge(struct eval *e, struct crit_state *s)
 		s->worst_pt = vals[worst];
 	outl = find_outliers(e, s, vals, judged);
 	missing = count_missing(e, s);
+	t = links_missing(e, s);
+	missing = join(missing, t);
+	free(t);
 	partial = partial_reason(s, what);
 	also = join(join(partial ? strdup(partial) : NULL, s->skip_reason), s->skip_reason ? NULL : missing);
 	/* what a pass must not hide: faults in the figures, curves that never flattened */
@@ -1174,12 +1383,13 @@ static void judge(struct eval *e, struct crit_state *s)
 			   nodes,
 			   s->nometric && !strcmp(c->metric, "rate_GBps") ?
 			   "no rate reported (the probe did not know the link's rate)" :
+			   s->nometric && s->unknown_why ? s->unknown_why :
 			   s->nometric ? "the records have no such metric" :
 			   s->scope_mismatch ? "the records are of another scope" :
 			   s->other_size ? "no record at this size" : "not in the results");
 	} else if (partial || missing) {
 		s->verdict = V_INCOMPLETE;
-		set_reason(s, "incomplete: %s", also);
+		set_reason(s, "%s", also);
 	} else if (outl || odd) {
 		char ol[80] = "";
 
@@ -1200,6 +1410,15 @@ static void judge(struct eval *e, struct crit_state *s)
 		set_reason(s, "%s; a warn, not a pass or fail: %s", t ?: "", s->caveat);
 		free(t);
 		s->verdict = V_WARN;
+	}
+	/* the models' own reasons (why_none) already say what they lack */
+	if (s->verdict == V_INCOMPLETE && !(!s->records && s->why_none)) {
+		char fix[256];
+
+		t = s->reason;
+		s->reason = NULL;
+		set_reason(s, "%s; fix: %s", t ?: "", fix_text(s, fix, sizeof(fix)));
+		free(t);
 	}
 out:
 	free(missing);
@@ -1230,6 +1449,7 @@ void eval_free(struct eval *e)
 		free(s->skip_reason);
 		free(s->error_msg);
 		free(s->why_none);
+		free(s->unknown_why);
 		free(s->caveat);
 		free(s->reason);
 		json_decref(s->failures);
@@ -1250,6 +1470,7 @@ void eval_free(struct eval *e)
 	json_decref(e->series);
 	json_decref(e->diagnoses);
 	json_decref(e->timeouts);
+	json_decref(e->unjudged);
 	json_decref(e->versions);
 	json_decref(e->outliers);
 	json_decref(e->fits);
@@ -1258,6 +1479,7 @@ void eval_free(struct eval *e)
 	json_decref(e->estimate);
 	json_decref(e->compute);
 	json_decref(e->storage_write);
+	json_decref(e->steps);
 	json_decref(e->checkpoint);
 	free(e->np);
 	soak_free(e);

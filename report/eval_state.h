@@ -46,6 +46,7 @@ struct crit_state {
 	long other_size;         /* records of other sizes than the criterion's */
 	char *skip_reason, *error_msg;
 	char *why_none;          /* derived criteria: why the model gave no value */
+	char *unknown_why;       /* why a record has no value of the metric (its "unknown" object) */
 	char *caveat;            /* derived criteria: why the value is a warn, never a pass or fail */
 	/* results of eval_finish */
 	int verdict;
@@ -78,6 +79,8 @@ struct eval {
 	json_t *series;          /* collective curves: key -> {name, backend, dtype, op, nodes, points} */
 	json_t *diagnoses;       /* netpair node/link verdicts other than ok */
 	json_t *timeouts;        /* one line each */
+	json_t *unjudged;        /* failures no criterion judged (wrong > 0, errors, end failures): one line each */
+	long nunjudged;          /* all of them; unjudged lists the first ones */
 	json_t *versions;        /* key -> value -> [hosts] (consistency.c) */
 	struct htab vseen;       /* key, value, host noted */
 	json_t *outliers;        /* filled by eval_finish */
@@ -99,6 +102,7 @@ struct eval {
 	json_t *storage_write;   /* the slowest aggregate storage write record seen (model_ckpt.c); NULL none */
 	json_t *checkpoint;      /* summary.checkpoint: null, or the checkpoint model (or why none) */
 	struct soak_state *soak; /* the soak series (soak.c); NULL before the first soak record */
+	json_t *steps;           /* measured training steps by source (model_step.c); NULL none */
 };
 
 /* the index of host in e's host table, entered when new; -1 on no memory */

@@ -4,23 +4,201 @@
  * "file:line: what" message; nothing in the input can crash the reader.
  */
 #include "load.h"
+#include "import.h"
 #include "record.h"
+
+#include "htab.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <openssl/evp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-static int blank(const char *s)
+static int blank(const char *s, size_t n)
 {
-	for (; *s; s++)
+	for (; n; s++, n--)
 		if (*s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
 			return 0;
 	return 1;
 }
 
+/* ---- lines, read in chunks: a line is bounded, the bytes read are hashed ---- */
+
+#define CHUNK 65536
+
+struct lines {
+	FILE *f;
+	char *buf;
+	size_t cap, start, end;  /* the unread bytes are buf[start, end) */
+	size_t scanned;          /* of them, bytes known to hold no '\n' */
+	int eof;
+	EVP_MD_CTX *md;          /* SHA-256 of every byte read */
+};
+
+/* the next line (with its '\n' if any): 1; 0 at the end; -1 longer than RESULTS_LINE_MAX; -2 read error */
+static int next_line(struct lines *l, char **line, size_t *n)
+{
+	for (;;) {
+		char *nl = l->buf ? memchr(l->buf + l->start + l->scanned, '\n',
+					   l->end - l->start - l->scanned) : NULL;
+		size_t got;
+
+		if (nl || (l->eof && l->end > l->start)) {
+			*line = l->buf + l->start;
+			*n = nl ? (size_t)(nl + 1 - *line) : l->end - l->start;
+			if (*n > RESULTS_LINE_MAX)
+				return -1;
+			l->start += *n;
+			l->scanned = 0;
+			return 1;
+		}
+		if (l->eof)
+			return 0;
+		l->scanned = l->end - l->start;
+		if (l->scanned > RESULTS_LINE_MAX)
+			return -1;
+		if (l->start) {
+			memmove(l->buf, l->buf + l->start, l->end - l->start);
+			l->end -= l->start;
+			l->start = 0;
+		}
+		if (l->cap - l->end < CHUNK) {
+			/* doubling, never far past the longest line allowed */
+			size_t nc = l->cap ? 2 * l->cap : 4 * CHUNK;
+			char *b;
+
+			if (nc < l->end + CHUNK)
+				nc = l->end + CHUNK;
+			if (nc > RESULTS_LINE_MAX + 2 * CHUNK)
+				nc = RESULTS_LINE_MAX + 2 * CHUNK;
+			b = realloc(l->buf, nc);
+			if (!b)
+				return -2;
+			l->buf = b;
+			l->cap = nc;
+		}
+		got = fread(l->buf + l->end, 1, l->cap - l->end, l->f);
+		if (got && l->md)
+			EVP_DigestUpdate(l->md, l->buf + l->end, got);
+		l->end += got;
+		if (!got) {
+			if (ferror(l->f))
+				return -2;
+			l->eof = 1;
+		}
+	}
+}
+
+/* ---- what a record may say: hosts of its header, numbers that can be ---- */
+
+/* the header's host names, each once; 0 or -1 with err */
+static int header_hosts(const json_t *rec, struct htab *h, const char *name, char *err, size_t len)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(rec, "hosts"), i, v) {
+		const char *s = json_string_value(json_object_get(v, "name"));
+
+		if (!s)
+			continue;
+		if (htab_get(h, s) >= 0) {
+			snprintf(err, len, "%s:1: host '%s' is listed twice in the run header", name, s);
+			return -1;
+		}
+		if (htab_put(h, s, (int)i)) {
+			snprintf(err, len, "%s: out of memory", name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* a host of the header; HOST#RANK is a rank playing a node of HOST (docs/rdma.md) */
+static int known_host(const struct htab *h, const char *s)
+{
+	const char *hash = strchr(s, '#');
+	char tmp[256];
+
+	if (htab_get(h, s) >= 0)
+		return 1;
+	if (!hash || (size_t)(hash - s) >= sizeof(tmp))
+		return 0;
+	memcpy(tmp, s, hash - s);
+	tmp[hash - s] = '\0';
+	return htab_get(h, tmp) >= 0;
+}
+
+/* the fields of a record that name a host of its run (a and b: a diagnosis's link) */
+static const char *const host_fields[] = { "host", "src", "dst", "peer", "a", "b" };
+
+/* 0, or -1 with "file:line: ..." when a host field names no host of the header */
+static int check_hosts(const struct htab *h, const struct rv *r, const json_t *rec, const char *name,
+		       long line, char *err, size_t len)
+{
+	for (size_t i = 0; i < sizeof(host_fields) / sizeof(host_fields[0]); i++) {
+		const char *s = rec ? json_string_value(json_object_get(rec, host_fields[i])) :
+				rv_str(r, host_fields[i]);
+
+		if (i >= 4 && rec && strcmp(json_string_value(json_object_get(rec, "type")) ?: "", "diagnosis"))
+			break;
+		if (i >= 4 && !rec)
+			break;
+		if (s && *s && !known_host(h, s)) {
+			snprintf(err, len, "%s:%ld: %s '%.100s' is not a host of the run header "
+				 "(a record of another run?)", name, line, host_fields[i], s);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int check_numbers(const struct rv *r, const char *name, long line, char *err, size_t len)
+{
+	char why[200];
+
+	if (!rv_check(r, why, sizeof(why)))
+		return 0;
+	snprintf(err, len, "%s:%ld: %s", name, line, why);
+	return -1;
+}
+
+/* the same for a record jansson read (end, diagnosis, inventory...), through r */
+static int check_numbers_json(const json_t *rec, struct rv *r, const char *name, long line, char *err,
+			      size_t len)
+{
+	rv_from_json(rec, r);
+	return check_numbers(r, name, line, err, len);
+}
+
+/*
+ * Records are written as they happen, by rank 0 on one clock: elapsed_s
+ * never goes back within a file (the end record is the watchdog's, on its
+ * own start time, and left out). A file that goes back holds records of
+ * another run or was reordered.
+ */
+static int check_clock(const struct rv *r, double *last, const char *name, long line, char *err, size_t len)
+{
+	double t;
+
+	if (rv_num(r, NULL, "elapsed_s", &t))
+		return 0;
+	if (t < *last) {
+		snprintf(err, len, "%s:%ld: elapsed_s %.6g is before the previous record's %.6g "
+			 "(records of another run, or reordered)", name, line, t, *last);
+		return -1;
+	}
+	*last = t;
+	return 0;
+}
+
 static int check_header(json_t *rec, const char *name, char *err, size_t len)
+
 {
 	json_t *schema = json_object_get(rec, "schema");
 
@@ -45,14 +223,11 @@ static int check_header(json_t *rec, const char *name, char *err, size_t len)
 	return 0;
 }
 
-/* a measurement the scanner could read: 1 sent (rc in *rc), 0 leave it to jansson */
-static int fast_path(const char *buf, size_t n, char **copy, size_t *cap, struct rv *r,
-		     const struct results_sink *sink, long line, int *rc)
+/* a measurement the scanner could read, in r: 1; 0 leave it to jansson */
+static int fast_path(const char *buf, size_t n, char **copy, size_t *cap, struct rv *r)
 {
 	const char *type;
 
-	if (!sink->measurement)
-		return 0;
 	if (n + 1 > *cap) {
 		char *c = realloc(*copy, n + 1);
 
@@ -67,55 +242,59 @@ static int fast_path(const char *buf, size_t n, char **copy, size_t *cap, struct
 	if (rv_scan(*copy, n, r))
 		return 0;
 	type = rv_str(r, "type");
-	if (!type || strcmp(type, "measurement"))
-		return 0;
-	*rc = sink->measurement(r, line, sink->ctx);
-	return 1;
+	return type && !strcmp(type, "measurement");
+}
+
+static void hex(const unsigned char *d, unsigned n, char *out)
+{
+	for (unsigned i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", d[i]);
 }
 
 static int read_stream(FILE *f, const char *name, struct input_info *in,
 		       const struct results_sink *sink, char *err, size_t len)
 {
-	char *buf = NULL, *copy = NULL;
-	size_t cap = 0, ccap = 0;
+	struct lines l = { .f = f };
+	struct htab hosts = { 0 };
+	char *buf, *copy = NULL;
+	size_t ccap = 0, n;
 	struct rv *r = malloc(sizeof(*r));
-	ssize_t n;
 	long line = 0;
-	int rc = -1, ended = 0;
+	int rc = -1, ended = 0, got;
+	double clock = 0;
 
 	memset(in, 0, sizeof(*in));
 	strcpy(in->end, "missing");
 	in->path = strdup(name);
-	if (!in->path || !r) {
-		free(r);
+	l.md = EVP_MD_CTX_new();
+	if (!in->path || !r || !l.md || !EVP_DigestInit_ex(l.md, EVP_sha256(), NULL)) {
 		snprintf(err, len, "%s: out of memory", name);
-		return -1;
+		goto out;
 	}
-	while ((n = getline(&buf, &cap, f)) > 0) {
+	while ((got = next_line(&l, &buf, &n)) > 0) {
 		json_error_t je;
 		json_t *rec;
 		const char *type;
 		int last = buf[n - 1] != '\n';
 
 		line++;
-		if (blank(buf)) {
+		if (blank(buf, n)) {
 			if (line == 1)
 				break;
 			continue;
 		}
-		if (line > 1 && !ended) {
-			int frc = 0;
-
-			if (fast_path(buf, (size_t)n, &copy, &ccap, r, sink, line, &frc)) {
-				in->records++;
-				if (frc) {
-					rc = -2;
-					goto out;
-				}
-				continue;
+		if (line > 1 && !ended && sink->measurement && fast_path(buf, n, &copy, &ccap, r)) {
+			in->records++;
+			if (check_hosts(&hosts, r, NULL, name, line, err, len) ||
+			    check_numbers(r, name, line, err, len) || check_clock(r, &clock, name, line, err, len))
+				goto out;
+			if (sink->measurement(r, line, sink->ctx)) {
+				rc = -2;
+				goto out;
 			}
+			continue;
 		}
-		rec = json_loadb(buf, (size_t)n, JSON_REJECT_DUPLICATES, &je);
+		rec = json_loadb(buf, n, JSON_REJECT_DUPLICATES, &je);
 		if (!rec) {
 			if (last)
 				snprintf(err, len, "%s:%ld: truncated record (the file ends inside it)",
@@ -129,7 +308,7 @@ static int read_stream(FILE *f, const char *name, struct input_info *in,
 			snprintf(err, len, "%s:%ld: malformed record: not an object with a \"type\"",
 				 name, line);
 		} else if (line == 1) {
-			if (!check_header(rec, name, err, len)) {
+			if (!check_header(rec, name, err, len) && !header_hosts(rec, &hosts, name, err, len)) {
 				in->header = json_incref(rec);
 				in->run_id = strdup(json_string_value(json_object_get(rec, "run_id")) ?: "");
 				in->start_utc = strdup(json_string_value(json_object_get(rec, "start_utc")) ?: "");
@@ -149,14 +328,22 @@ static int read_stream(FILE *f, const char *name, struct input_info *in,
 				snprintf(err, len, "%s:%ld: end record with unknown status", name, line);
 			else
 				snprintf(in->end, sizeof(in->end), "%s", st);
+		} else {
+			check_hosts(&hosts, NULL, rec, name, line, err, len);
 		}
 		if (!*err) {
 			in->records++;
 			if (sink->measurement && !strcmp(type, "measurement")) {
 				rv_from_json(rec, r);
-				if (sink->measurement(r, line, sink->ctx))
+				if (!check_hosts(&hosts, r, NULL, name, line, err, len) &&
+				    !check_numbers(r, name, line, err, len) &&
+				    !check_clock(r, &clock, name, line, err, len) && sink->measurement(r, line, sink->ctx))
 					rc = -2;
-			} else if (sink->record(rec, line, sink->ctx)) {
+			} else if (line > 1 && !check_numbers_json(rec, r, name, line, err, len) &&
+				   (ended || !check_clock(r, &clock, name, line, err, len)) &&
+				   sink->record(rec, line, sink->ctx)) {
+				rc = -2;
+			} else if (line == 1 && sink->record(rec, line, sink->ctx)) {
 				rc = -2;
 			}
 		}
@@ -164,35 +351,89 @@ static int read_stream(FILE *f, const char *name, struct input_info *in,
 		if (*err || rc == -2)
 			goto out;
 	}
-	if (ferror(f)) {
-		snprintf(err, len, "%s:%ld: read error: %s", name, line + 1, strerror(errno));
+	if (got == -1) {
+		snprintf(err, len, "%s:%ld: line longer than %d MiB (not a results file?)", name, line + 1,
+			 RESULTS_LINE_MAX >> 20);
+		goto out;
+	}
+	if (got == -2) {
+		snprintf(err, len, "%s:%ld: read error: %s", name, line + 1, ferror(f) ? strerror(errno) :
+			 "out of memory");
 		goto out;
 	}
 	if (!in->header) {
 		snprintf(err, len, "%s:1: empty file: no run header", name);
 		goto out;
 	}
+	{
+		unsigned char d[EVP_MAX_MD_SIZE];
+		unsigned dn = 0;
+
+		/* what a blank first line or an early stop left unread is not in the digest: only complete reads get one */
+		if (EVP_DigestFinal_ex(l.md, d, &dn) && dn == 32)
+			hex(d, dn, in->sha256);
+	}
 	rc = 0;
 out:
-	free(buf);
+	free(l.buf);
 	free(copy);
 	free(r);
+	EVP_MD_CTX_free(l.md);
+	htab_free(&hosts);
 	if (rc)
 		rc = -1;
 	return rc;
 }
 
+/* a regular file only: a FIFO or a device (/dev/zero) has no end a reader can count on */
+static int open_regular(const char *path, FILE **fp, char *err, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+
+	if (fd < 0) {
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		snprintf(err, len, "%s: not a regular file (a results file is read from disk)", path);
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	*fp = fdopen(fd, "r");
+	if (!*fp) {
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return 0;
+}
+
 int results_read(const char *path, struct input_info *in, const struct results_sink *sink,
 		 char *err, size_t len)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f;
 	int rc;
 
 	err[0] = '\0';
-	if (!f) {
+	if (open_regular(path, &f, err, len)) {
 		memset(in, 0, sizeof(*in));
-		snprintf(err, len, "%s: %s", path, strerror(errno));
 		return -1;
+	}
+	/* another tool's output (docs/import.md): its records, converted, go the same way */
+	if (import_sniff(f)) {
+		char *buf = NULL;
+		size_t n = 0;
+		int k = import_file(path, NULL, &buf, &n, err, len);
+
+		if (k) {
+			fclose(f);
+			memset(in, 0, sizeof(*in));
+			rc = k < 0 ? -1 : results_read_mem(buf, n, path, in, sink, err, len);
+			free(buf);
+			return rc;
+		}
 	}
 	rc = read_stream(f, path, in, sink, err, len);
 	fclose(f);

@@ -7,12 +7,17 @@
 
 struct rv;
 
+/* the longest line a results file may hold: a header of 100,000 hosts fits */
+#define RESULTS_LINE_MAX (16 << 20)
+
 struct input_info {
 	char *path;
 	char *run_id, *start_utc;
 	long records;
 	char end[16];            /* complete, timeout, interrupted, missing */
 	json_t *header;          /* the run record (owned) */
+	int netpair;             /* netpair measurements seen: every pair of the header's hosts is due */
+	char sha256[65];         /* of the file's bytes, hex; "" when it was not read to its end */
 };
 
 /* where the reader sends records */

@@ -9,6 +9,7 @@
 #include "eval_state.h"
 #include "history.h"
 #include "history_main.h"
+#include "import.h"
 #include "load.h"
 #include "needs.h"
 #include "profile.h"
@@ -45,9 +46,11 @@ static void usage(FILE *f)
 "usage: ccreport -p PROFILE [options] RESULTS...\n"
 "       ccreport compare [options] NAME=RUN ...   (ccreport compare --help, docs/compare.md)\n"
 "       ccreport history DB [options]             (ccreport history --help, docs/history.md)\n"
+"       ccreport import [--from TOOL] FILE... -o OUT (ccreport import --help, docs/import.md)\n"
 "\n"
 "Judges ccprobe results (files, or folders of *.jsonl) against an acceptance\n"
-"profile and writes summary.json, report.md, index.html and junit.xml.\n"
+"profile and writes summary.json, report.md, index.html and junit.xml. Outputs of\n"
+"nccl-tests, perftest and dcgmi diag -j are read as inputs too (docs/import.md).\n"
 "\n"
 "  -p, --profile NAME|FILE   profile: a path, or NAME looked up as NAME.ini in\n"
 "                            $CCREPORT_PROFILES, ./profiles, the profiles beside the\n"
@@ -239,6 +242,8 @@ int main(int argc, char **argv)
 		return compare_main(argc - 1, argv + 1, argv[0]);
 	if (argc > 1 && !strcmp(argv[1], "history"))
 		return history_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "import"))
+		return import_main(argc - 1, argv + 1);
 	if (parse_args(&a, argc, argv)) {
 		free(a.workload);
 		fprintf(stderr, "usage: ccreport -p PROFILE [options] RESULTS... (ccreport --help)\n");

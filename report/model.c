@@ -11,6 +11,7 @@
 #include "eval_state.h"
 #include "model_ckpt.h"
 #include "model_compute.h"
+#include "model_step.h"
 #include "profile.h"
 #include "record.h"
 #include "series.h"
@@ -726,6 +727,64 @@ static json_t *make_estimate(const struct eval *e)
 	return j;
 }
 
+int model_shape_estimate(const struct eval *e, const struct step_shape *sh, struct est_outputs *out,
+			 char *why, size_t len)
+{
+	const char *key;
+	const json_t *s = estimate_series(e, &key), *fit;
+	struct est_inputs in = { 0 };
+	struct curve cv = { 0 };
+	struct measured m;
+
+	if (!s) {
+		snprintf(why, len, "no all_reduce records with more than one rank to price the gradient sync");
+		return -1;
+	}
+	fit = json_object_get(e->fits, key);
+	if (fit && !(n_of(fit, "beta_GBps") > 0 && isfinite(n_of(fit, "alpha_us"))))
+		fit = NULL;
+	if (bucket_busbw(s, fit, sh->bucket_bytes, &m, why, len))
+		return -1;
+	cv.s = s;
+	cv.fit = fit;
+	cv.far = 1;
+	in.params = sh->params;
+	in.bytes_per_grad = sh->bytes_per_grad;
+	in.bytes_per_param = NAN;
+	in.dp_size = in.gpus = sh->ranks;
+	in.tp = in.pp = in.ga_steps = 1;
+	in.gpus_per_node = sh->nodes > 0 && sh->ranks % sh->nodes == 0 ? sh->ranks / sh->nodes : 1;
+	in.layers = NAN;
+	in.act_bytes = NAN;
+	in.stage = EST_DDP;
+	in.tokens_per_step = sh->tokens_per_step;
+	in.total_tokens = sh->tokens_per_step;
+	/* the compute measured: a peak of its FLOP/s at an efficiency of 1 gives its time back */
+	in.peak_tflops = sh->flops_per_rank / 1e12;
+	in.mfu = 1;
+	in.price_gpu_hour = 0;
+	in.bucket_bytes = sh->bucket_bytes;
+	in.overlap = fmin(1, fmax(0, sh->overlap));
+	in.busbw_GBps = m.busbw;
+	in.busbw_at = curve_at;
+	in.curve = &cv;
+	in.alpha_us = fit ? n_of(fit, "alpha_us") : NAN;
+	in.beta_GBps = fit ? n_of(fit, "beta_GBps") : NAN;
+	in.beta_busbw_GBps = fit ? n_of(fit, "beta_busbw_GBps") : NAN;
+	if (fit && !(in.beta_busbw_GBps > 0) && n_of(fit, "busbw_factor") > 0)
+		in.beta_busbw_GBps = in.beta_GBps * n_of(fit, "busbw_factor");
+	in.fit_ranks = fit && n_of(fit, "ranks") >= 1 ? (int)n_of(fit, "ranks") :
+		       (int)json_integer_value(json_object_get(e->ranks_of, key));
+	in.tp_busbw_GBps = NAN;
+	in.pair_GBps = NAN;
+	if (est_compute(&in, out, why, len) || cv.failed) {
+		if (cv.failed)
+			snprintf(why, len, "%s", cv.why);
+		return -1;
+	}
+	return 0;
+}
+
 static void judge_comm(struct crit_state *cs, const json_t *est)
 {
 	const json_t *o = json_object_get(est, "outputs");
@@ -751,5 +810,6 @@ void model_build(struct eval *e)
 	for (int i = 0; i < e->ncs; i++)
 		if (e->cs[i].c->derived == DERIVED_COMM)
 			judge_comm(&e->cs[i], e->estimate);
+	step_build(e);
 	ckpt_build(e);
 }

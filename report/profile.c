@@ -41,6 +41,7 @@ static const struct metric {
 	{ "bw_Gbps", "Gb/s", SUB_NONE, "bw_stats_GBps", HIGHER },
 	{ "bw_stats_GBps", "GB/s", SUB_STAT, "bw_stats_GBps", HIGHER },
 	{ "counter_delta", "count", SUB_NAME, NULL, LOWER },
+	{ "dcgm", "count", SUB_NAME, NULL, LOWER },          /* dcgmi diag: failed, warned, level (docs/import.md) */
 	{ "drop_pct", "%", SUB_NONE, NULL, LOWER },          /* gemm sustained: first vs last 10 % */
 	{ "health", "count", SUB_NAME, NULL, LOWER },        /* gpuhealth: ECC, remaps, XIDs, ... */
 	{ "iops", "IOPS", SUB_NONE, NULL, HIGHER },           /* storage: small random reads */
@@ -225,7 +226,7 @@ unknown:
 	snprintf(err, len, "unknown metric '%s' (known: busbw_GBps, algbw_GBps, bw_GBps, "
 		 "bw_Gbps, bw_stats_GBps.STAT, lat_us.STAT, time_us.STAT, pct_of_rate, rate_GBps, "
 		 "counter_delta.NAME, wrong, tflops, tflops_stats.STAT, pct_of_peak, drop_pct, "
-		 "temp_c.STAT, throttle_samples.NAME, health.NAME, soak_cv, soak_worst, soak_drops; "
+		 "temp_c.STAT, throttle_samples.NAME, health.NAME, dcgm.NAME, soak_cv, soak_worst, soak_drops; "
 		 "STAT = min|median|mean|max|p99|p999)", c->metric);
 	return NULL;
 }
@@ -240,9 +241,11 @@ static int derived_bound(struct criterion *c, int has_op, double x, const char *
 		x /= 100;
 		end++;
 	}
-	if (end == s || *end || !isfinite(x) || x < 0 || x > (c->derived == DERIVED_SCALING ? 2 : 1)) {
+	if (end == s || *end || !isfinite(x) || x < 0 ||
+	    x > (c->derived == DERIVED_SCALING ? 2 : c->derived == DERIVED_STEP ? 10 : 1)) {
 		snprintf(err, len, "bound '%s': expected [>=|<=] FRACTION (0.8) or PERCENT (80%%)%s",
-			 c->bound_text, c->derived == DERIVED_SCALING ? ", at most 2" : ", at most 1");
+			 c->bound_text, c->derived == DERIVED_SCALING ? ", at most 2" :
+			 c->derived == DERIVED_STEP ? ", at most 10 (1000 %)" : ", at most 1");
 		return -1;
 	}
 	if (!has_op)       /* efficiency wants more, the communication fraction less */
@@ -384,18 +387,30 @@ static struct criterion *criterion_for(struct parse *ps, const char *section)
 	return c->id ? c : NULL;
 }
 
+/*
+ * A probe, collective, backend or test name: lower-case letters, digits and
+ * '_' (ccprobe's names), so that no value becomes an option, a glob or two
+ * arguments where ccdiag passes it on (docs/profiles.md).
+ */
+static int set_name(struct parse *ps, char **dst, const char *k, const char *v)
+{
+	if (!*v || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(v))
+		return fail(ps, "%s '%s': a name of lower-case letters, digits and '_'", k, v);
+	return set_str(ps, dst, k, v);
+}
+
 static int crit_key(struct parse *ps, struct criterion *c, const char *k, const char *v)
 {
 	if (!strcmp(k, "title"))
 		return set_str(ps, &c->title, k, v);
 	if (!strcmp(k, "probe"))
-		return set_str(ps, &c->probe, k, v);
+		return set_name(ps, &c->probe, k, v);
 	if (!strcmp(k, "collective"))
-		return set_str(ps, &c->collective, k, v);
+		return set_name(ps, &c->collective, k, v);
 	if (!strcmp(k, "backend"))
-		return set_str(ps, &c->backend, k, v);
+		return set_name(ps, &c->backend, k, v);
 	if (!strcmp(k, "test"))
-		return set_str(ps, &c->test, k, v);
+		return set_name(ps, &c->test, k, v);
 	if (!strcmp(k, "dtype"))
 		return set_str(ps, &c->dtype, k, v);
 	if (!strcmp(k, "op"))
@@ -428,6 +443,13 @@ static int crit_key(struct parse *ps, struct criterion *c, const char *k, const 
 				     DERIVED_CKPT;
 			c->unit = "%";
 			c->higher = c->derived == DERIVED_SCALING;  /* fractions of time: lower is better */
+			return 1;
+		}
+		/* the estimate against a measured training step (model_step.c), |signed error| in % */
+		if (!strcmp(v, "estimate_error")) {
+			c->derived = DERIVED_STEP;
+			c->unit = "%";
+			c->higher = 0;
 			return 1;
 		}
 		/* the stability of a soak's series (soak.c), in % or intervals */
@@ -581,6 +603,8 @@ static int check_criterion(const struct criterion *c, char *err, size_t len)
 		miss = "a soak metric (soak_drops) for 'drop_below'";
 	else if (c->derived == DERIVED_COMM && (c->probe || c->collective))
 		miss = "neither 'probe' nor 'collective' (comm_fraction judges the estimate)";
+	else if (c->derived == DERIVED_STEP && (c->probe || c->collective))
+		miss = "neither 'probe' nor 'collective' (estimate_error judges the estimate against the measured steps)";
 	else if (c->derived == DERIVED_CKPT && (c->probe || c->collective))
 		miss = "neither 'probe' nor 'collective' (checkpoint_stall_fraction judges the checkpoint estimate)";
 	else if (c->derived == DERIVED_SCALING && !c->collective)
@@ -589,7 +613,8 @@ static int check_criterion(const struct criterion *c, char *err, size_t len)
 		miss = "no 'size', 'nodes', 'repeat' or 'test' (the metric defines them)";
 	else if (c->base_nodes && c->derived != DERIVED_SCALING)
 		miss = "metric scaling_efficiency for 'base_nodes'";
-	else if (c->derived != DERIVED_COMM && c->derived != DERIVED_CKPT && !c->probe == !c->collective)
+	else if (c->derived != DERIVED_COMM && c->derived != DERIVED_CKPT && c->derived != DERIVED_STEP &&
+		 !c->probe == !c->collective)
 		miss = "exactly one of 'probe' or 'collective'";
 	else if (c->probe && !c->test)
 		miss = "'test' (a probe's test)";

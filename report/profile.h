@@ -46,8 +46,9 @@ struct criterion {
 };
 
 /* criteria whose values ccreport derives (model.c): metric scaling_efficiency, comm_fraction;
- * (model_ckpt.c) checkpoint_stall_fraction; (soak.c) soak_cv, soak_worst, soak_drops */
-enum { DERIVED_NONE, DERIVED_SCALING, DERIVED_COMM, DERIVED_CKPT, DERIVED_SOAK };
+ * (model_ckpt.c) checkpoint_stall_fraction; (soak.c) soak_cv, soak_worst, soak_drops;
+ * (model_step.c) estimate_error: |estimate - measured step| / measured, % */
+enum { DERIVED_NONE, DERIVED_SCALING, DERIVED_COMM, DERIVED_CKPT, DERIVED_SOAK, DERIVED_STEP };
 
 struct profile {
 	char *name, *path, *description;

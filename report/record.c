@@ -397,6 +397,13 @@ const char *rv_str(const struct rv *r, const char *key)
 	return f && f->type == 's' ? f->str : NULL;
 }
 
+const char *rv_str_in(const struct rv *r, const char *parent, const char *key)
+{
+	const struct rv_field *f = find(r, parent, key);
+
+	return f && f->type == 's' ? f->str : NULL;
+}
+
 int rv_num(const struct rv *r, const char *parent, const char *key, double *v)
 {
 	const struct rv_field *f = find(r, parent, key);
@@ -418,5 +425,82 @@ int rv_true(const struct rv *r, const char *key)
 	for (int i = 0; i < r->n; i++)
 		if (!r->f[i].parent && r->f[i].type == 'b' && !strcmp(r->f[i].key, key))
 			return r->f[i].num == 1;
+	return 0;
+}
+
+/* ---- numbers a record cannot hold (docs/results.md, "numbers") ---- */
+
+#define RV_ABS_MAX 1e18          /* no count, size, time or rate of a run is larger */
+#define RV_HOSTS_MAX 1e7         /* nodes, ranks, world_size */
+#define RV_CV_MAX 1e6            /* a coefficient of variation (1e8 %) */
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !memcmp(s + n - m, suffix, m);
+}
+
+/* counts, sizes, times and rates: never negative (a fit's intercept may be, and drop_pct, r2) */
+static int unsigned_key(const char *parent, const char *key)
+{
+	static const char *const counts[] = { "wrong", "bytes", "count", "ranks", "nodes", "world_size",
+		"iters", "warmup", "reps", "n", "cv", "failures", "errors", "exit_code", "window", "windows",
+		"iops", "ops_per_s", "tflops", NULL };
+
+	if (parent)
+		return ends_with(parent, "_us") || ends_with(parent, "_s");
+	for (int i = 0; counts[i]; i++)
+		if (!strcmp(key, counts[i]))
+			return 1;
+	return ends_with(key, "_us") || ends_with(key, "_s") || ends_with(key, "_GBps") ||
+	       ends_with(key, "_Gbps") || ends_with(key, "_bytes");
+}
+
+/* the value of a number field, or its magnitude's bound from the text when it is not converted */
+static double field_value(const struct rv_field *f)
+{
+	const char *q;
+	int digits = 0;
+
+	if (!f->str || !isnan(f->num))
+		return f->num;
+	/* plain numbers (no exponent): the digits before the point tell the magnitude */
+	for (q = f->str + (*f->str == '-'); *q >= '0' && *q <= '9'; q++)
+		digits++;
+	if (digits > 15)
+		return strtod(f->str, NULL);
+	return *f->str == '-' ? -1 : 1;   /* small: only the sign matters here, rv_num converts */
+}
+
+int rv_check(const struct rv *r, char *why, size_t len)
+{
+	const char *kind = rv_str(r, "kind");
+	int fit = kind && !strcmp(kind, "fit");
+
+	for (int i = 0; i < r->n; i++) {
+		const struct rv_field *f = &r->f[i];
+		const char *p = f->parent;
+		double v, lim = RV_ABS_MAX;
+
+		if (f->type != 'i' && f->type != 'r')
+			continue;
+		if (!p && (!strcmp(f->key, "nodes") || !strcmp(f->key, "ranks") || !strcmp(f->key, "world_size")))
+			lim = RV_HOSTS_MAX;
+		else if (!strcmp(f->key, "cv"))
+			lim = RV_CV_MAX;
+		/* the few limited fields are converted; the rest only when long enough to matter */
+		v = lim < RV_ABS_MAX && f->str && isnan(f->num) ? strtod(f->str, NULL) : field_value(f);
+		if (!(fabs(v) <= lim)) {
+			snprintf(why, len, "%s%s%s %.6g is out of range (at most %.3g)", p ? p : "",
+				 p ? "." : "", f->key, v, lim);
+			return -1;
+		}
+		if (v < 0 && !fit && unsigned_key(p, f->key)) {
+			snprintf(why, len, "%s%s%s is negative (%s): a count, size, time or rate never is",
+				 p ? p : "", p ? "." : "", f->key, f->str ? f->str : "a negative number");
+			return -1;
+		}
+	}
 	return 0;
 }

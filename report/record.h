@@ -28,10 +28,18 @@ int rv_scan(char *line, size_t len, struct rv *r);
 int rv_from_json(const json_t *rec, struct rv *r);
 /* a string field of the record, or NULL */
 const char *rv_str(const struct rv *r, const char *key);
+/* a string field key of the record's object parent, or NULL */
+const char *rv_str_in(const struct rv *r, const char *parent, const char *key);
 /* a number: field key of the record (parent NULL) or of its object parent; 0 or -1 */
 int rv_num(const struct rv *r, const char *parent, const char *key, double *v);
 int rv_has(const struct rv *r, const char *key);
 /* a boolean field of the record is true */
 int rv_true(const struct rv *r, const char *key);
+/*
+ * Numbers the record cannot hold (docs/results.md): a negative count, size,
+ * time or rate, a magnitude above 1e18 (nodes, ranks above 1e7, a cv above
+ * 1e6). 0, or -1 with what is wrong in why.
+ */
+int rv_check(const struct rv *r, char *why, size_t len);
 
 #endif

@@ -3,8 +3,10 @@
  * ccreport decides; every other output renders it. Also the terminal summary.
  */
 #include "summary.h"
+#include "../fmt/fmt.h"
 #include "baseline.h"
 #include "consistency.h"
+#include "decision.h"
 #include "eval.h"
 #include "eval_state.h"
 #include "load.h"
@@ -104,17 +106,23 @@ static json_t *criterion_json(const struct crit_state *s)
 
 static json_t *input_json(const struct input_info *in)
 {
-	json_t *hosts = json_array(), *h;
+	json_t *hosts = json_array(), *h, *j;
+	const json_t *imp = json_object_get(in->header, "imported");
 	size_t i;
 
 	json_array_foreach(json_object_get(in->header, "hosts"), i, h)
 		if (json_is_string(json_object_get(h, "name")))
 			json_array_append(hosts, json_object_get(h, "name"));
-	return json_pack("{s:s, s:s, s:s, s:I, s:s, s:o, s:I, s:O?}", "path", in->path,
-			 "run_id", in->run_id ?: "", "start_utc", in->start_utc ?: "",
-			 "records", (json_int_t)in->records, "end", in->end, "hosts", hosts, "ranks",
-			 json_integer_value(json_object_get(in->header, "world_size")),
-			 "features", json_object_get(in->header, "features"));
+	j = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:o, s:I, s:O?}", "path", in->path,
+		      "sha256", in->sha256, "run_id", in->run_id ?: "", "start_utc", in->start_utc ?: "",
+		      "records", (json_int_t)in->records, "end", in->end, "hosts", hosts, "ranks",
+		      json_integer_value(json_object_get(in->header, "world_size")),
+		      "features", json_object_get(in->header, "features"));
+	/* evidence another tool wrote (docs/import.md): which tool and version */
+	if (j && json_is_object(imp))
+		json_object_set_new(j, "imported", json_pack("{s:O?, s:O?}", "tool", json_object_get(imp, "tool"),
+							     "version", json_object_get(imp, "version")));
+	return j;
 }
 
 static json_t *netpair_json(const struct eval *e)
@@ -254,7 +262,7 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	const struct profile *p = e->p;
 	json_t *s, *crit = json_array(), *inputs = json_array(), *hosts = json_array();
 	json_t *pr = json_array(), *cons, *base = json_null(), *v, *hw;
-	int verdict = V_PASS, unfinished = 0;
+	int verdict = V_PASS, unfinished = 0, judged = 0;
 	char when[32];
 	size_t i;
 
@@ -273,6 +281,14 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	for (int i = 0; i < e->nhosts; i++)
 		json_array_append_new(hosts, json_string(e->host_names[i]));
 	if (unfinished && verdict < V_INCOMPLETE)
+		verdict = V_INCOMPLETE;
+	/* failures no criterion judged, and hangs: at least a warn, listed below */
+	if ((e->nunjudged || json_array_size(e->timeouts)) && verdict < V_WARN)
+		verdict = V_WARN;
+	/* a pass says something was judged: at least one criterion had evidence */
+	for (int i = 0; i < e->ncs; i++)
+		judged += e->cs[i].verdict != V_INCOMPLETE;
+	if (!judged && verdict < V_INCOMPLETE)
 		verdict = V_INCOMPLETE;
 	cons = consistency_diff(e->versions);
 	if (json_array_size(cons))
@@ -341,6 +357,12 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	json_array_foreach(e->timeouts, i, v)
 		if (listed(pr, i, json_array_size(e->timeouts), "timeouts"))
 			problem(pr, "INCOMPLETE timeout during %s", json_string_value(v));
+	if (!judged)
+		problem(pr, "INCOMPLETE nothing judged: no criterion of profile %s had evidence in the results "
+			"(a pass needs at least one)", p->name);
+	json_array_foreach(e->unjudged, i, v)
+		if (listed(pr, i, (size_t)e->nunjudged, "failures no criterion judged"))
+			problem(pr, "WARN not judged by any criterion: %s", json_string_value(v));
 	for (int i = 0; i < e->ncs; i++)
 		if (e->cs[i].c->required)
 			criterion_problems(&e->cs[i], V_INCOMPLETE, pr);
@@ -384,10 +406,14 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	json_object_set_new(s, "baseline", base);
 	json_object_set(s, "diagnoses", e->diagnoses);
 	json_object_set_new(s, "problems", pr);
+	json_object_set_new(s, "unjudged", json_pack("{s:I, s:O}", "count", (json_int_t)e->nunjudged,
+						     "listed", e->unjudged));
 	json_object_set_new(s, "charts", json_pack("{s:o, s:o, s:O}", "collectives",
 		series_curves(e->series), "netpair", netpair_json(e), "scaling", e->scaling));
 	json_object_set(s, "estimate", e->estimate);
 	json_object_set_new(s, "checkpoint", e->checkpoint ? json_incref(e->checkpoint) : json_null());
+	/* read back from the rest: what the verdict means, what to do */
+	json_object_set_new(s, "decision", decision_build(s));
 	return s;
 fail:
 	json_decref(crit);
@@ -397,6 +423,81 @@ fail:
 	json_decref(cons);
 	json_decref(hw);
 	return NULL;
+}
+
+/* strings from results may hold control characters: print them inert */
+static void put_inert(FILE *f, const char *q)
+{
+	for (; q && *q; q++)
+		fputc((unsigned char)*q < 0x20 || *q == 0x7f ? '?' : *q, f);
+}
+
+static void line(FILE *f, const char *head, const char *text)
+{
+	fputs(head, f);
+	put_inert(f, text);
+	fputc('\n', f);
+}
+
+/* the decision block: what the verdict means and what to do (docs/report.md) */
+static void decision_print(const json_t *d, FILE *f)
+{
+	const json_t *v, *hw = json_object_get(d, "hardware");
+	char buf[1024];
+	size_t i, k;
+	double nopt = 0;
+
+	line(f, "ccreport: ", json_string_value(json_object_get(d, "words")));
+	json_array_foreach(json_object_get(d, "drain"), i, v) {
+		snprintf(buf, sizeof(buf), "  drain %s: ", json_string_value(json_object_get(v, "node")) ?: "");
+		put_inert(f, buf);
+		line(f, "", json_string_value(json_object_get(v, "reason")));
+	}
+	json_array_foreach(json_object_get(d, "check"), i, v) {
+		if (i == 10) {
+			fprintf(f, "  ... and %zu more links or rail pairs to check\n",
+				json_array_size(json_object_get(d, "check")) - i);
+			break;
+		}
+		fprintf(f, "  check %s ", json_string_value(json_object_get(v, "what")) ?: "");
+		put_inert(f, json_string_value(json_object_get(v, "element")));
+		line(f, ": ", json_string_value(json_object_get(v, "reason")));
+	}
+	json_array_foreach(hw, i, v) {
+		const json_t *h;
+
+		fputs("  wrong hardware: ", f);
+		put_inert(f, json_string_value(json_object_get(v, "key")));
+		fputs(" '", f);
+		put_inert(f, json_string_value(json_object_get(v, "found")));
+		fputs("' on ", f);
+		json_array_foreach(json_object_get(v, "hosts"), k, h) {
+			fputs(k ? ", " : "", f);
+			put_inert(f, json_string_value(h));
+		}
+		line(f, "; the profile expects ", json_string_value(json_object_get(v, "expected")));
+	}
+	json_array_foreach(json_object_get(d, "unfinished"), i, v) {
+		fputs("  not finished: ", f);
+		put_inert(f, json_string_value(json_object_get(v, "path")));
+		line(f, ": end ", json_string_value(json_object_get(v, "end")));
+	}
+	json_array_foreach(json_object_get(d, "required_not_measured"), i, v) {
+		fputs("  not measured (required): ", f);
+		put_inert(f, json_string_value(json_object_get(v, "criterion")));
+		line(f, ": ", *json_string_value(json_object_get(v, "fix")) ?
+		     json_string_value(json_object_get(v, "fix")) : json_string_value(json_object_get(v, "reason")));
+	}
+	j_num(d, "optional_not_measured", &nopt);
+	if (nopt > 0)
+		fprintf(f, "  %.0f optional check(s) not measured (listed below and in report.md; they do not "
+			"change the verdict)\n", nopt);
+	fmt_judged(buf, sizeof(buf), json_object_get(d, "judged"));
+	line(f, "  judged: ", buf);
+	if (json_is_object(json_object_get(d, "estimate"))) {
+		fmt_headline(buf, sizeof(buf), json_object_get(d, "estimate"));
+		line(f, "  estimate (a model, not a measurement): ", buf);
+	}
 }
 
 void summary_print(const json_t *s, FILE *f, int max_problems)
@@ -414,17 +515,24 @@ void summary_print(const json_t *s, FILE *f, int max_problems)
 		json_string_value(json_object_get(json_object_get(s, "profile"), "name")),
 		(long long)json_integer_value(json_object_get(json_object_get(s, "cluster"), "nodes")),
 		json_array_size(json_object_get(s, "inputs")));
+	if (json_is_object(json_object_get(s, "decision")))
+		decision_print(json_object_get(s, "decision"), f);
 	fprintf(f, "ccreport: criteria: %d pass, %d warn, %d fail, %d incomplete\n",
 		n[V_PASS], n[V_WARN], n[V_FAIL], n[V_INCOMPLETE]);
+	json_array_foreach(json_object_get(s, "inputs"), i, c) {
+		const json_t *imp = json_object_get(c, "imported");
+
+		if (imp)
+			fprintf(f, "ccreport: imported evidence: %s %s from %s (docs/import.md)\n",
+				json_string_value(json_object_get(imp, "tool")) ?: "?",
+				json_string_value(json_object_get(imp, "version")) ?: "unknown",
+				json_string_value(json_object_get(c, "path")) ?: "?");
+	}
 	json_array_foreach(pr, i, c) {
 		if ((int)i == max_problems) {
 			fprintf(f, "  ... and %zu more (summary.json, report.md)\n", json_array_size(pr) - i);
 			break;
 		}
-		/* strings from results may hold control characters: print them inert */
-		fputs("  ", f);
-		for (const char *q = json_string_value(c); *q; q++)
-			fputc((unsigned char)*q < 0x20 || *q == 0x7f ? '?' : *q, f);
-		fputc('\n', f);
+		line(f, "  ", json_string_value(c));
 	}
 }

@@ -1,7 +1,10 @@
 #!/bin/sh
 # scripts/deps.sh: installs the Debian packages ccdiag builds, tests and runs
-# with (libsqlite3-dev: ccreport's history; sqlite3 and prometheus, whose promtool
-# validates the --prom exposition: the tests). Idempotent: installs only what is missing. As root it runs apt-get;
+# with (libsqlite3-dev: ccreport's history; libssl-dev: the SHA-256 of each input, libcrypto;
+# sqlite3 and prometheus, whose promtool validates the --prom exposition: the tests;
+# libopenblas-dev: the host matmuls of ccprobe's trainstep; python3-torch:
+# workloads/torch_step.py, Debian's PyTorch 1.13, CPU and gloo, ~220 MB installed, ~75 s
+# to install). Idempotent: installs only what is missing. As root it runs apt-get;
 # otherwise it prints the apt-get line and exits 1. OPTIONAL packages (a
 # browser for tests/integration/test_report_html.sh) are tried when the
 # package is known to apt; failing to get them never fails this script.
@@ -12,11 +15,11 @@
 set -eu
 
 # what `make` alone needs to build ccprobe and ccreport
-BUILD="gcc make openmpi-bin libopenmpi-dev libjansson-dev libinih-dev libsqlite3-dev"
+BUILD="gcc make openmpi-bin libopenmpi-dev libjansson-dev libinih-dev libsqlite3-dev libssl-dev"
 PACKAGES="$BUILD pkg-config libcmocka-dev
 jq iproute2 util-linux iputils-ping gnuplot-nox libibverbs-dev librdmacm-dev
 glusterfs-server glusterfs-client fio sqlite3 prometheus
-munge slurmctld slurmd slurm-client"
+munge slurmctld slurmd slurm-client libopenblas-dev python3-torch"
 
 OPTIONAL="chromium"
 

@@ -74,6 +74,8 @@ T_FAKECUDA=()
 t_fakecuda_built() { [ -f "$T_FAKELIB" ]; }
 # per-rank visibility as Slurm's --gpus-per-task=1 gives it: run "$T_ONE_GPU" before ccprobe
 T_ONE_GPU=$T_ROOT/tests/fakes/one-gpu-per-rank.sh
+# a socket's GPUs per rank, as Slurm's --gpu-bind=closest gives it: "$T_GPU_SOCKET" before ccprobe
+T_GPU_SOCKET=$T_ROOT/tests/fakes/gpus-per-socket.sh
 
 # t_chrome_check NAME PAGE: opens PAGE (an HTML file ccreport wrote) in headless
 # Chromium once: no console message may come from the page (a script that ran, or a

@@ -28,8 +28,13 @@
  *   CCDIAG_FAKECUDA_HANG=D|init[:RANK]  context creation on GPU D, or the first
  *                                 runtime call (cuInit) of world rank RANK (every
  *                                 rank when omitted), never returns
- *   CCDIAG_FAKECUDA_MODE=exclusive  compute mode EXCLUSIVE_PROCESS: a process may
- *                                 hold a context on one GPU only
+ *   CCDIAG_FAKECUDA_KMSG=denied   /dev/kmsg cannot be opened (EPERM), as for a user
+ *                                 without CAP_SYSLOG under kernel.dmesg_restrict=1
+ *   CCDIAG_FAKECUDA_MODE=exclusive  compute mode EXCLUSIVE_PROCESS: one process per
+ *                                 GPU (a lock per GPU in /dev/shm): another process's
+ *                                 context there fails (cudaErrorDevicesUnavailable)
+ *   CCDIAG_FAKECUDA_REPORT=FILE   each process appends, at exit, its polls without a
+ *                                 yield and the GPUs it created a context on
  * Copies really copy (device memory is host memory) so data checks hold; their
  * time is virtual: bytes / rate, on the stream's clock, which events read.
  * Streams run their queued work when synchronised or queried, so a copy is

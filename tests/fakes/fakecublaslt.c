@@ -5,10 +5,15 @@
  * virtual time 2mnk / rate on its stream and writes a D that depends on A
  * and B only, so every GPU's checksum agrees unless a fault is set:
  *   CCDIAG_FAKEGEMM_TFLOPS=T        bf16/fp16 rate per GPU (default 750; tf32 half,
- *                                   fp8 twice); CCDIAG_FAKECUDA_SLOW=D:F divides it
+ *                                   fp8 twice with fast accumulation, 1.15 times less
+ *                                   without); CCDIAG_FAKECUDA_SLOW=D:F divides it.
+ *                                   CCDIAG_FAKECUDA_REPORT=FILE gets each process's
+ *                                   fp8 products by accumulation mode
  *   CCDIAG_FAKEGEMM_CORRUPT=D       GPU D's products flip one bit of D (silent corruption)
  *   CCDIAG_FAKEGEMM_HANG=D          GPU D's products never finish (a hung kernel)
- *   CCDIAG_FAKENVML_THROTTLE=D:BITS GPU D reports clock-event reasons BITS (e.g. 0x40)
+ *   CCDIAG_FAKENVML_THROTTLE=D:BITS GPU D reports clock-event reasons BITS (e.g. 0x40);
+ *                                   every GPU with products queued also reports SW power
+ *                                   cap (0x4), as a healthy Hopper board does under a GEMM
  *   CCDIAG_FAKENVML_REMAP_PENDING=D GPU D has a row remap pending
  *   CCDIAG_FAKENVML_XID=D:CODE      GPU D delivers one NVML XID event CODE
  *   CCDIAG_FAKECUDA_MEM_GB=D:G      GPU D has G GiB (others 80; free: 99 % of it)
@@ -21,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* "D:VALUE" settings: VALUE when key names GPU phys, else NULL */
 static const char *for_gpu(const char *key, int phys)
@@ -42,6 +48,9 @@ static int hung(int phys)
 
 /* a product was queued on this hung GPU: nothing on it finishes any more */
 static int stuck[FAKE_MAX_GPUS];
+
+/* products queued and not yet run per GPU: the GPU is under load, at its power limit */
+static int queued[FAKE_MAX_GPUS];
 
 /* ------------------------------------------------------------------ runtime calls */
 
@@ -114,7 +123,23 @@ cudaError_t cudaMemGetInfo(size_t *fr, size_t *total)
 
 struct fdesc {
 	cublasComputeType_t ct;
+	int8_t fast_accum;       /* CUBLASLT_MATMUL_DESC_FAST_ACCUM */
 };
+
+/* fp8 products run by accumulation mode; CCDIAG_FAKECUDA_REPORT gets them at exit */
+static long fp8_fast, fp8_split;
+
+__attribute__((destructor)) static void report_fp8(void)
+{
+	const char *path = getenv("CCDIAG_FAKECUDA_REPORT");
+	FILE *f = path && (fp8_fast || fp8_split) ? fopen(path, "a") : NULL;
+
+	if (!f)
+		return;
+	fprintf(f, "pid %d fp8_products fast_accum %ld split_accum %ld\n", (int)getpid(), fp8_fast,
+		fp8_split);
+	fclose(f);
+}
 struct flayout {
 	cudaDataType_t type;
 	uint64_t rows, cols;
@@ -159,7 +184,11 @@ cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t d)
 cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t d, cublasLtMatmulDescAttributes_t a,
 					      const void *buf, size_t n)
 {
-	(void)d, (void)a, (void)buf, (void)n;
+	if (a == CUBLASLT_MATMUL_DESC_FAST_ACCUM) {
+		if (n != sizeof(int8_t))
+			return CUBLAS_STATUS_INVALID_VALUE;
+		((struct fdesc *)d)->fast_accum = *(const int8_t *)buf;
+	}
 	return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -254,6 +283,7 @@ struct product {
 	const unsigned char *a, *b;
 	size_t nd, na, nb;
 	int corrupt;
+	int phys;                /* the GPU it runs on */
 };
 
 /* D from A and B alone (a cheap stand-in for the product): the same on every healthy GPU */
@@ -270,6 +300,7 @@ static void do_product(void *arg)
 		p->d[i] = (unsigned char)(h >> (8 * (i % 8))) ^ (unsigned char)i;
 	if (p->corrupt && p->nd)
 		p->d[p->nd / 2] ^= 0x10;
+	queued[p->phys]--;
 	free(p);
 }
 
@@ -300,8 +331,10 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t op, const
 	}
 	if (((struct fdesc *)op)->ct == CUBLAS_COMPUTE_32F_FAST_TF32)
 		rate /= 2;
+	else if (a->type == CUDA_R_8F_E4M3 && ((struct fdesc *)op)->fast_accum)
+		rate *= 2, fp8_fast++;
 	else if (a->type == CUDA_R_8F_E4M3)
-		rate *= 2;
+		rate *= 2 / 1.15, fp8_split++;   /* the split accumulator, as Hopper runs it */
 	flops = 2.0 * (double)a->cols * (double)b->cols * (double)a->rows;
 	p = malloc(sizeof(*p));
 	if (!p)
@@ -310,7 +343,9 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t op, const
 			       .na = a->rows * a->cols * elt(a->type),
 			       .nb = b->rows * b->cols * elt(b->type),
 			       .corrupt = fake_cfg("CCDIAG_FAKEGEMM_CORRUPT") &&
-					  atoi(fake_cfg("CCDIAG_FAKEGEMM_CORRUPT")) == g->phys };
+					  atoi(fake_cfg("CCDIAG_FAKEGEMM_CORRUPT")) == g->phys,
+			       .phys = g->phys };
+	queued[g->phys]++;
 	return fake_stream_work(st, flops / (rate * 1e12) * g->slow, do_product, p) ?
 	       CUBLAS_STATUS_EXECUTION_FAILED : CUBLAS_STATUS_SUCCESS;
 }
@@ -363,6 +398,9 @@ nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t d, unsigned lon
 	const char *t = for_gpu("CCDIAG_FAKENVML_THROTTLE", d->phys);
 
 	*r = t ? strtoull(t, NULL, 0) : 0;
+	/* as on Hopper: a GEMM holds a healthy board at its power limit in nearly every sample */
+	if (d->phys >= 0 && d->phys < FAKE_MAX_GPUS && queued[d->phys] > 0)
+		*r |= 0x4;               /* SW power cap */
 	return NV_OK;
 }
 

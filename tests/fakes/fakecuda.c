@@ -8,11 +8,15 @@
 
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -41,6 +45,7 @@ static struct {
 #define FAKE_COPY_LAT_S 2e-6        /* every copy's fixed cost, so a 4-byte copy takes time */
 
 static __thread int cur;             /* current visible ordinal */
+static __thread int ctx_cur = -1;    /* physical GPU whose context is current here; -1 none */
 static __thread int yielded;         /* this thread called sched_yield since its last poll */
 static __thread int again;           /* its last poll was answered "not ready" */
 
@@ -193,6 +198,36 @@ struct fake_gpu *fake_current(void)
 	return fake_gpu(cur);
 }
 
+/*
+ * EXCLUSIVE_PROCESS: one process per GPU. A lock file per GPU and job
+ * (PMIX_NAMESPACE) in /dev/shm, held while this process has a context there;
+ * another process's context creation fails as the driver's does.
+ */
+static int lock_fd[FAKE_MAX_GPUS];
+static char lock_name[FAKE_MAX_GPUS][128];
+
+static int exclusive_take(int phys)
+{
+	const char *job = getenv("PMIX_NAMESPACE");
+	unsigned h = 5381;
+	int fd;
+
+	for (const char *c = job ? job : ""; *c; c++)
+		h = h * 33 + (unsigned char)*c;
+	snprintf(lock_name[phys], sizeof(lock_name[phys]), "/dev/shm/ccdiag-fakecuda-%u-%x-gpu%d.lock",
+		 (unsigned)getuid(), h, phys);
+	fd = open(lock_name[phys], O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return 0;            /* no lock to be had: as the default mode */
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		close(fd);
+		lock_name[phys][0] = '\0';
+		return -1;
+	}
+	lock_fd[phys] = fd + 1;
+	return 0;
+}
+
 int fake_touch(struct fake_gpu *g)
 {
 	if (!g)
@@ -203,12 +238,20 @@ int fake_touch(struct fake_gpu *g)
 		hang_forever();
 	if (g->phys == fk.fail)
 		return cudaErrorECCUncorrectable;
-	if (fk.exclusive)
-		for (int i = 0; i < fk.nphys; i++)
-			if (fk.gpu[i].ctx)
-				return cudaErrorDevicesUnavailable;
+	if (fk.exclusive && exclusive_take(g->phys))
+		return cudaErrorDevicesUnavailable;
 	g->ctx = 1;
 	return cudaSuccess;
+}
+
+/* The context of the current device is made current in this thread (the runtime's implicit init). */
+static int touch_current(void)
+{
+	int e = fake_touch(fake_current());
+
+	if (!e)
+		ctx_cur = fake_current()->phys;
+	return e;
 }
 
 /* ------------------------------------------------------------------ memory */
@@ -363,8 +406,16 @@ cudaError_t cudaSetDevice(int d)
 	if (!fake_gpu(d))
 		return cudaErrorInvalidDevice;
 	cur = d;
-	/* since CUDA 12 cudaSetDevice creates the primary context */
-	return (cudaError_t)fake_touch(fake_gpu(d));
+	/* since CUDA 12 cudaSetDevice creates the primary context and makes it current */
+	return (cudaError_t)touch_current();
+}
+
+/* The driver API's view: the context current in this thread (the primary context's GPU). */
+int cuCtxGetCurrent(void **ctx)
+{
+	setup();
+	*ctx = ctx_cur >= 0 ? (void *)&fk.gpu[ctx_cur] : NULL;
+	return 0;                    /* CUDA_SUCCESS */
 }
 
 cudaError_t cudaGetDevice(int *d)
@@ -458,7 +509,7 @@ cudaError_t cudaMalloc(void **p, size_t n)
 	int e;
 
 	NEED_DEVICE();
-	if ((e = fake_touch(fake_current())))
+	if ((e = touch_current()))
 		return (cudaError_t)e;
 	a = calloc(1, sizeof(*a));
 	*p = a ? malloc(n ? n : 1) : NULL;
@@ -475,7 +526,7 @@ cudaError_t cudaFree(void *p)
 {
 	NEED_DEVICE();
 	if (!p)  /* cudaFree(NULL): the usual way to create the context now */
-		return (cudaError_t)fake_touch(fake_current());
+		return (cudaError_t)touch_current();
 	for (struct alloc **a = &allocs; *a; a = &(*a)->next)
 		if ((*a)->p == p) {
 			struct alloc *x = *a;
@@ -516,7 +567,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *st, unsigned int flags)
 
 	(void)flags;
 	NEED_DEVICE();
-	if ((e = fake_touch(fake_current())))
+	if ((e = touch_current()))
 		return (cudaError_t)e;
 	for (int i = 0; i < MAX_STREAMS; i++)
 		if (!streams[i]) {
@@ -584,10 +635,20 @@ __attribute__((destructor)) static void report(void)
 {
 	const char *path = getenv("CCDIAG_FAKECUDA_REPORT");
 	FILE *f = path ? fopen(path, "a") : NULL;
+	const char *rank = getenv("OMPI_COMM_WORLD_RANK");
 
+	for (int i = 0; i < FAKE_MAX_GPUS; i++)
+		if (lock_fd[i] > 0 && lock_name[i][0])
+			unlink(lock_name[i]);    /* held: nobody else has it open as a lock */
 	if (!f)
 		return;
 	fprintf(f, "pid %d polls_without_yield %ld\n", (int)getpid(), fk.spins);
+	/* the GPUs this process created a context on: one process per GPU shows here */
+	fprintf(f, "pid %d rank %s contexts", (int)getpid(), rank ? rank : "-");
+	for (int i = 0, n = 0; i < fk.nphys; i++)
+		if (fk.gpu[i].ctx)
+			fprintf(f, "%s%d", n++ ? "," : " ", i);
+	fprintf(f, "\n");
 	fclose(f);
 }
 
@@ -701,6 +762,40 @@ const char *cudaGetErrorName(cudaError_t e)
 
 	return real ? real(e) : "cudaErrorUnknown";
 }
+
+/* ------------------------------------------------------------------ the kernel log */
+
+/*
+ * CCDIAG_FAKECUDA_KMSG=denied: /dev/kmsg cannot be opened, as for a user
+ * without CAP_SYSLOG where kernel.dmesg_restrict is 1 (Ubuntu, DGX OS).
+ */
+static int kmsg_denied(const char *path)
+{
+	const char *v = fake_cfg("CCDIAG_FAKECUDA_KMSG");
+
+	if (!path || strcmp(path, "/dev/kmsg") || !v || strcmp(v, "denied"))
+		return 0;
+	errno = EPERM;
+	return 1;
+}
+
+#define FORWARD_OPEN(name)                                                            \
+int name(const char *path, int flags, ...)                                            \
+{                                                                                     \
+	int (*real)(const char *, int, ...) =                                         \
+		(int (*)(const char *, int, ...))dlsym(RTLD_NEXT, #name);             \
+	va_list ap;                                                                   \
+	mode_t mode;                                                                  \
+                                                                                      \
+	if (kmsg_denied(path))                                                        \
+		return -1;                                                            \
+	va_start(ap, flags);                                                          \
+	mode = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE ? va_arg(ap, mode_t) : 0; \
+	va_end(ap);                                                                   \
+	return real(path, flags, mode);                                               \
+}
+FORWARD_OPEN(open)
+FORWARD_OPEN(open64)
 
 /* ------------------------------------------------------------------ NVML */
 

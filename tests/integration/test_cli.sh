@@ -74,7 +74,7 @@ if t_is_root && command -v setpriv >/dev/null; then
 		--clear-groups make B="$T_TMP/nobuild" all) >"$T_TMP/out" 2>"$T_TMP/err"
 	rc=$?
 	if [ "$rc" -eq 2 ] && [ "$(wc -l <"$T_TMP/err")" -eq 1 ] &&
-		grep -q 'missing packages: gcc make openmpi-bin libopenmpi-dev libjansson-dev libinih-dev libsqlite3-dev; run scripts/deps.sh as root' "$T_TMP/err" &&
+		grep -q 'missing packages: gcc make openmpi-bin libopenmpi-dev libjansson-dev libinih-dev libsqlite3-dev libssl-dev; run scripts/deps.sh as root' "$T_TMP/err" &&
 		[ ! -e "$T_TMP/nobuild" ]; then
 		t_pass "make on a machine without its packages: one line naming them and scripts/deps.sh"
 	else

@@ -71,6 +71,16 @@ t_check "criteria normalised to the bound: C's hbm_copy near 0.15 of it, A's abo
 		.clusters[2].element == "node1/gpu3"' cmp/compare.json
 t_check "the terminal lists the ranking and the exclusion" grep -q '^  excluded C: hbm_copy FAIL' <("$CCREPORT" compare --no-charts -o cmp-t --price A=2 --price B=1.5 A=a B=b C=c)
 
+# three offers judged in one step with the shipped h100 profile as shipped (no gpuhealth, no gemm
+# in the results: those criteria are optional): the two healthy ones are ranked, the slow GPU excluded
+W=(-w params=7e9 -w bytes_per_grad=2 -w tokens_per_step=65536 -w total_tokens=1e11 -w peak_tflops=989 -w mfu=0.4)
+CCREPORT_PROFILES=$T_ROOT/profiles "$CCREPORT" compare -q --no-charts -p h100-sxm-8x-ndr400 "${W[@]}" \
+	--price A=2 --price B=1.5 --price C=1 -o shipped A=a.jsonl B=b.jsonl C=c.jsonl >/dev/null 2>shipped.err
+t_check "shipped h100 profile: A and B ranked by cost and time, C excluded once for hbm_copy on node1/gpu3 (exit $?)" \
+	jq -e '.ranking | [.by_cost[].name] == ["B", "A"] and ([.by_time[].name] | sort) == ["A", "B"] and
+		(.excluded | length == 1) and .excluded[0].name == "C" and
+		(.excluded[0].reason | test("^hbm_copy FAIL: node1/gpu3"))' shipped/compare.json
+
 # prices missing: "no price", still ranked by time
 "$CCREPORT" compare -q --no-charts --price A=2 -o np A=a B=b >/dev/null 2>&1
 t_check "no price for B: its cost is null and 'no price' in compare.md; ranking by time still has both" \

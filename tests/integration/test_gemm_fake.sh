@@ -76,10 +76,13 @@ t_check "sdc: one error record naming vm's GPU 2 with expected and got checksums
 t_check "sdc: the other three GPUs agree and say so (wrong 0, compared with 3)" \
 	jq -e -s '[.[] | select(.type == "measurement" and .test == "sdc")] |
 		(map(select(.wrong == 1) | .gpu) == [2]) and all(.[]; .compared_with == 3)' "$out"
-t_check "sustained: GPU 3 saw hw_thermal in its samples, the others no reason at all" \
+t_check "sustained: every GPU at its SW power cap under load, only GPU 3 slowed down (hw_thermal)" \
 	jq -e -s '[.[] | select(.type == "measurement" and .test == "sustained")] as $s |
-		($s | map(select(.throttle_samples.any_other > 0) | .gpu)) == [3] and
-		($s[] | select(.gpu == 3) | .throttle_reasons == ["hw_thermal"] and .temp_c.max == 92 and
+		($s | map(select(.throttle_samples.slowdown > 0) | .gpu)) == [3] and
+		all($s[]; .throttle_samples.sw_power_cap > 0) and
+		([$s[] | select(.gpu != 3) | .throttle_reasons] | unique) == [["sw_power_cap"]] and
+		($s[] | select(.gpu == 3) | .throttle_reasons == ["sw_power_cap", "hw_thermal"] and
+			.throttle_samples.hw_thermal == .throttle_samples.slowdown and .temp_c.max == 92 and
 			.samples > 0 and .sm_clock_mhz.median == 990)' "$out"
 t_check "gpuhealth: remap pending on GPU 0 only, 40 GiB on GPU 1, NVML read" \
 	jq -e -s '[.[] | select(.type == "measurement" and .name == "gpuhealth")] as $h |
@@ -94,9 +97,11 @@ t_check "gpuhealth: the kernel log's XID 79 of GPU 3 in the window is critical; 
 		($h | map(select(.gpu == 0) | .health.xid_total) | unique) == [1]' "$out"
 t_check "gpuhealth: GPU 2's NVML XID 48 arrives in the after record, with counter_delta" \
 	jq -e -s '[.[] | select(.type == "measurement" and .name == "gpuhealth" and .gpu == 2)] as $h |
-		($h[] | select(.phase == "before") | .health.xid_critical) == 0 and
+		($h[] | select(.phase == "before") | .health.xid_event_critical == 0 and
+			.health.xid_critical == 0) and
 		($h[] | select(.phase == "after") | (.xids | map(.code)) == [48] and
-			.health.xid_critical == 1 and .counter_delta.xid_critical == 1)' "$out"
+			.health.xid_event_critical == 1 and .counter_delta.xid_event_critical == 1 and
+			.health.xid_critical == 0)' "$out"
 
 # the double's records are never judged
 "$R" -p h100-sxm-8x-ndr400 --no-render -q -o "$T_TMP/rep-fake" "$out" >/dev/null 2>&1
@@ -125,13 +130,34 @@ t_check "the throttling GPU gets a warning: gemm_throttle and gemm_temperature w
 	  "warn/vm/gpu3/warn/vm/gpu3" ]
 t_check "remap pending fails: gpu_remap_pending names vm/gpu0 only" \
 	[ "$(verdict gpu_remap_pending)/$(fails gpu_remap_pending)" = "fail/vm/gpu0" ]
-t_check "critical XIDs fail: vm/gpu2 (NVML event 48) and vm/gpu3 (kernel log 79)" \
-	[ "$(verdict gpu_xid_critical)/$(fails gpu_xid_critical)" = "fail/vm/gpu2,vm/gpu3" ]
+t_check "critical XIDs fail: vm/gpu3 (kernel log 79) and, as an event, vm/gpu2 (NVML event 48)" \
+	[ "$(verdict gpu_xid_critical)/$(fails gpu_xid_critical)/$(verdict gpu_xid_event)/$(fails gpu_xid_event)" = \
+	  "fail/vm/gpu3/fail/vm/gpu2" ]
 t_check "the GPU short of memory fails the hardware check by name" \
 	jq -e '[.hardware[] | select(.key == "gpu_memory")] | length == 1 and .[0].element == "vm/gpu1" and
 		.[0].found == "42.9 GB" and .[0].expected == ">= 80 GB"' "$s"
 t_check "healthy GPUs pass the floors: gemm_bf16 judged 4 GPUs, 3 within 700 TFLOP/s" \
 	jq -e '.criteria[] | select(.id == "gemm_bf16") | .elements == 4 and (.failures | length) == 1' "$s"
+
+# /dev/kmsg not readable (a user without CAP_SYSLOG): NVML's events register, but they
+# know nothing from before the run; the kernel-log count is absent, never a 0 that passes
+out=$T_TMP/nokmsg.jsonl
+fk 2 "$out" CCDIAG_FAKECUDA_GPUS=2 CCDIAG_FAKECUDA_KMSG=denied CCDIAG_FAKENVML_XID=1:79 -- \
+	"${FAST[@]}" gpuhealth gemm
+rc=$?
+t_check "kmsg denied: exit 0, xid_critical absent with the reason, NVML events counted apart (rc $rc)" \
+	jq -e -s --argjson rc $rc '[.[] | select(.type == "measurement" and .name == "gpuhealth")] as $h |
+		$rc == 0 and ($h | length) == 4 and
+		all($h[]; (.health | has("xid_critical") | not) and (.xid_log | test("Operation not permitted")) and
+			(.unknown["health.xid_critical"] | test("CAP_SYSLOG")) and .xid_events == "registered") and
+		([$h[] | select(.phase == "after") | .health.xid_event_critical] == [0, 1])' "$out"
+jq -c 'del(.transport)' "$out" >"$T_TMP/nokmsg-unmarked.jsonl"
+"$R" -p h100-sxm-8x-ndr400 --no-render -q -o "$T_TMP/rep-nokmsg" "$T_TMP/nokmsg-unmarked.jsonl" >/dev/null 2>&1
+s=$T_TMP/rep-nokmsg/summary.json
+t_check "kmsg denied: gpu_xid_critical is incomplete and says why; gpu_xid_event fails vm/gpu1" \
+	[ "$(verdict gpu_xid_critical)/$(verdict gpu_xid_event)/$(fails gpu_xid_event)" = "incomplete/fail/vm/gpu1" ]
+t_check "kmsg denied: gpu_xid_critical's reason says how to make the log readable" \
+	jq -e '.criteria[] | select(.id == "gpu_xid_critical") | .reason | test("run as root or grant CAP_SYSLOG")' "$s"
 
 # a GPU that hangs mid-product: its own timeout record, the other finishes
 out=$T_TMP/hang.jsonl
@@ -146,10 +172,18 @@ t_check "hang: an error record names GPU 1 with a timeout; GPU 0 measured all ph
 
 # fp8 where the GPU has it; no NVML: the fields say why and gemm still runs
 out=$T_TMP/nonvml.jsonl
+rm -f "$T_TMP/fake-report"
 timeout 120 mpirun --oversubscribe -np 2 -x LD_PRELOAD="$T_FAKELIB" -x CCDIAG_FAKECUDA_GPUS=2 \
+	-x CCDIAG_FAKECUDA_REPORT="$T_TMP/fake-report" \
 	"$P" -q -o "$out" "${FAST[@]}" --gemm-dtypes bf16,fp8 gemm gpuhealth >/dev/null 2>&1
 rc=$?
 t_check "no NVML: exit 0 (rc $rc)" [ "$rc" -eq 0 ]
+t_check "fp8: every product with fast accumulation (the double counts the mode), records say so" \
+	bash -c "[ \"\$(awk '/fp8_products/ { f += \$5; s += \$7 } END { print (f > 0) \"/\" s }' \
+		'$T_TMP/fake-report')\" = 1/0 ]"
+t_check "fp8: the records say accumulation fast" \
+	jq -e -s '[.[] | select(.type == "measurement" and .name == "gemm" and .dtype == "fp8")] |
+		length > 0 and all(.[]; .accumulation == "fast")' "$out"
 t_check "no NVML: sustained says why, gemm measured bf16 and fp8 on both GPUs" \
 	jq -e -s '[.[] | select(.type == "measurement" and .name == "gemm")] as $m |
 		([$m[] | select(.test == "sustained") | .nvml | test("NVML: .*libnvidia-ml")] | all) and

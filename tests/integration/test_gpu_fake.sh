@@ -132,7 +132,18 @@ fk 2 "$out" CCDIAG_FAKECUDA_GPUS=1 -- "${FAST[@]}" hbm
 t_check "D3 a view shared by two ranks (one GPU, both see it): only local rank 0 measures it" \
 	jq -e -s '[.[] | select(.type == "measurement" and .name == "hbm")] as $m |
 		($m | length) == 2 and ([$m[] | .gpu] | unique) == [0] and
-		([.[] | select(.type == "inventory")][0].ranks | map(.selection) | unique) == ["local rank"]' "$out"
+		([.[] | select(.type == "inventory")][0].ranks | map(.selection) | unique) == ["per-rank visibility"]' "$out"
+# --gpu-bind=closest: each rank sees its socket's GPUs (ranks 0-1: GPUs 0-1, ranks 2-3: 2-3);
+# the k-th rank of a view takes its k-th GPU, so every GPU is measured once
+out=$T_TMP/d3c.jsonl
+FK_WRAP=$T_GPU_SOCKET fk 4 "$out" CCDIAG_FAKECUDA_GPUS=4 -- "${FAST[@]}" hbm
+rc=$?
+t_check "D3 --gpu-bind=closest (a socket's GPUs per rank): hbm measures all 4 GPUs, one rank each (rc $rc)" \
+	jq -e -s --argjson rc $rc '$rc == 0 and
+		([.[] | select(.type == "measurement" and .name == "hbm") | .bus_id] | unique) ==
+			["0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0"] and
+		([.[] | select(.type == "inventory" and .kind == "gpu")][0].ranks |
+			(map(.bus_id) | unique | length) == 4 and all(.[]; .selection == "per-rank visibility"))' "$out"
 
 # D7: one GPU whose context cannot be created is an error naming it; the others are measured
 out=$T_TMP/d7.jsonl
@@ -179,7 +190,8 @@ out=$T_TMP/d5.jsonl
 fk 2 "$out" CCDIAG_FAKECUDA_GPUS=2 CCDIAG_FAKECUDA_BUSY=50 CCDIAG_FAKECUDA_REPORT="$rep" -- \
 	-B nccl -n 2 -w 1 -r 2 -b 8 -e 64 all_reduce
 t_check "D5 nccl wait: every idle poll of the stream yields the core (2 ranks)" \
-	bash -c '[ "$(grep -c "polls_without_yield 0$" "$1")" -eq 2 ] && [ "$(wc -l <"$1")" -eq 2 ]' _ "$rep"
+	bash -c '[ "$(grep -c "polls_without_yield 0$" "$1")" -eq 2 ] &&
+		[ "$(grep -c polls_without_yield "$1")" -eq 2 ]' _ "$rep"
 
 # D9: one deadline per nvlink pair; EXCLUSIVE_PROCESS is reported, not an obscure failure
 out=$T_TMP/d9.jsonl
@@ -213,6 +225,24 @@ t_check "D8 ib with --gpus 1,0: GPUDirect checked on each rank's own GPU (rank 0
 t_check "D8 nccl after ib: buffers still on the communicator's GPU, all_gather measured (rc $rc)" \
 	jq -e -s --argjson rc $rc '$rc == 0 and ([.[] | select(.type == "error")] | length) == 0 and
 		([.[] | select(.type == "measurement" and .name == "all_gather")] | length) == 4' "$out"
+
+# D9b: ib alone (nothing selected a device before it): the GPUDirect check allocates on the
+# rank's GPU and creates no context on GPU 0 when going back; under EXCLUSIVE_PROCESS (one
+# process per GPU) a stray context there would take GPU 0 from rank 0
+for mode in default exclusive; do
+	out=$T_TMP/d9b-$mode.jsonl
+	rm -f "$T_TMP/ctx-$mode"
+	fk 2 "$out" CCDIAG_FAKECUDA_GPUS=2 CCDIAG_FAKECUDA_MODE=$mode CCDIAG_FAKECUDA_REPORT="$T_TMP/ctx-$mode" \
+		CCPROBE_IB_FAKE="$T_ROOT/tests/fixtures/sysfs" -- --ib-size 64K --ib-lat-iters 100 \
+		--ib-lat-warmup 10 --ib-iters 5 --ib-warmup 2 --ib-devices mlx5_0 ib
+	rc=$?
+	t_check "D9b ib alone ($mode): each process has a context on its own GPU only (rc $rc)" \
+		[ "$rc/$(grep -o 'rank [0-9] contexts.*' "$T_TMP/ctx-$mode" | sort | tr '\n' ';')" = \
+		  "0/rank 0 contexts 0;rank 1 contexts 1;" ]
+	t_check "D9b ib alone ($mode): both GPUDirect checks allocated on their GPU" \
+		jq -e -s '[.[] | select(.test == "gdr")] | length == 2 and
+			all(.[]; .reason | test("registers no GPU memory"))' "$out"
+done
 
 # the inventory's environment: NCCL/UCX/Open MPI variables per host (compared across hosts
 # by ccreport's consistency check through "versions"), each rank's CUDA_VISIBLE_DEVICES

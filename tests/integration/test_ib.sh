@@ -129,7 +129,7 @@ else
 				["0/mlx5_0:1-1/mlx5_0:1", "0/mlx5_1:1-1/mlx5_1:1", "0/mlx5_3:1-1/mlx5_3:1",
 				 "0/rxe0:1-1/rxe0:1", "1/mlx5_0:1-0/mlx5_0:1", "1/mlx5_1:1-0/mlx5_1:1",
 				 "1/mlx5_3:1-0/mlx5_3:1", "1/rxe0:1-0/rxe0:1"] and
-			([$m[] | select(.test == "write_bw_bidir") | el] | sort) ==
+			([$m[] | select(.test == "write_bw_bidir_loopback") | el] | sort) ==
 				["0/mlx5_0:1-1/mlx5_0:1", "0/mlx5_1:1-1/mlx5_1:1", "0/mlx5_3:1-1/mlx5_3:1",
 				 "0/rxe0:1-1/rxe0:1"]' "$out"
 	t_check "fake: latency stats in us with p99.9; bandwidth in GB/s and Gb/s against the port rate" \
@@ -144,7 +144,22 @@ else
 			([$m[] | select(.test == "write_bw_uni" and .nic == "mlx5_0:1")][0].rate_GBps == 50) and
 			([$m[] | select(.test == "write_bw_uni" and .nic == "mlx5_1:1")][0].rate_GBps == 25) and
 			([$m[] | select(.test == "write_bw_uni" and .nic == "mlx5_3:1")][0].rate_GBps == 100) and
-			([$m[] | select(.test == "write_bw_bidir" and .nic == "mlx5_0:1")][0].rate_GBps == 100)' "$out"
+			([$m[] | select(.test == "write_bw_bidir_loopback" and .nic == "mlx5_0:1")][0] |
+				.rate_basis == "pcie" and .port_rate_GBps == 50 and
+				(.rate_GBps * 1e4 | round) == 630154) and
+			([$m[] | select(.test == "write_bw_bidir_loopback" and .nic == "rxe0:1")][0] |
+				has("rate_GBps") | not)' "$out"
+	# loopback against the HCA's PCIe ceiling (the fixture's Gen5 x16, 63.0 GB/s a
+	# direction, 1000 times slower): both QPs share one link, so both directions
+	# together never carry more than one direction of it (twice the port on main)
+	out=$T_TMP/fake-pcie.jsonl
+	mpirun --oversubscribe -np 2 "${FAKE[@]}" -x CCPROBE_IB_FAKE_PCIE=1000 "$P" -q -o "$out" \
+		"${SMALL[@]}" --ib-lat-iters 100 --ib-devices mlx5_0 ib >/dev/null 2>&1
+	rc=$?
+	t_check "fake PCIe ceiling: loopback bidir is judged on the PCIe rate and stays within it (rc $rc)" \
+		jq -e -s --argjson rc $rc '[.[] | select(.type == "measurement" and .test == "write_bw_bidir_loopback")] |
+			$rc == 0 and length == 1 and .[0].bw_GBps > 0 and
+			.[0].bw_GBps <= 1.1 * .[0].rate_GBps / 1000' "$out"
 	t_check "D11 fake: port_xmit_data/port_rcv_data deltas in bytes (4-octet words x 4), unit named" \
 		jq -e -s '[.[] | select(.test == "counters")] as $c |
 			any($c[]; .counter_delta.port_xmit_data != null) and
@@ -173,6 +188,12 @@ else
 				   "mlx5_10:1", "mlx5_11:1"] and
 			([.devices[] | select(.name == "mlx5_1" or .name == "mlx5_7") | .ports[0].rail] ==
 				[null, null])' "$out"
+	t_check "D2 HGX rails: the NDR200 storage ports run as InfiniBand are left out and listed why; 8 rails for 8 GPUs" \
+		jq -e -s '[.[] | select(.type == "inventory")][0] |
+			(.rails_left_out | map(.nic)) == ["mlx5_2:1", "mlx5_8:1"] and
+			all(.rails_left_out[]; .data_rate_Gbps == 200 and (.reason | test("not the 400 Gb/s"))) and
+			([.devices[] | select(.name == "mlx5_2" or .name == "mlx5_8") | .ports[0].rail] ==
+				[null, null]) and .gpus == 8 and (has("rails_warning") | not)' "$out"
 	t_check "D2 HGX rails: the down mlx5_5 stays rail 3 and fails (exit 1, rc $rc); mlx5_6 is still rail 4" \
 		jq -e -s --argjson rc $rc '$rc == 1 and
 			([.[] | select(.type == "error")] | length == 1 and .[0].test == "connect" and
@@ -257,7 +278,9 @@ else
 
 	# the records against the shipped GPU profiles: every ib criterion must find its
 	# records (test, scope, element, metric, size, rate) and, as they come from the test
-	# transport, leave them unjudged; a renamed field shows as another reason here
+	# transport, leave them unjudged; a renamed field shows as another reason here. One
+	# host is a loopback run: its bidirectional records are write_bw_bidir_loopback, so the
+	# fabric's ib_write_bw_bidir has none (and a one-node run is never judged against it)
 	out=$T_TMP/shapes.jsonl
 	mpirun --oversubscribe -np 2 "${FAKE[@]}" "$P" -q -o "$out" --ib-iters 5 --ib-warmup 2 \
 		--ib-lat-iters 1000 --ib-lat-warmup 10 ib >/dev/null 2>&1
@@ -267,11 +290,28 @@ else
 		rc=$?
 		t_check "fake records, ccreport $prof: exit 4, every ib criterion reached and not judged" \
 			jq -e --argjson rc "$rc" '$rc == 4 and
-				[.criteria[] | select(.probe == "ib")] as $c | ($c | length) == 6 and
-				($c | all(.verdict == "incomplete" and
-					(.reason | test("^not judged: [0-9]+ record\\(s\\) from the test transport"))))' \
+				[.criteria[] | select(.probe == "ib")] as $c | ($c | length) == 7 and
+				($c | all(.verdict == "incomplete")) and
+				($c | map(select(.id != "ib_write_bw_bidir")) | all(.reason |
+					test("^not judged: [0-9]+ record\\(s\\) from the test transport"))) and
+				($c[] | select(.id == "ib_write_bw_bidir") | .reason |
+					test("^no measurement of ib write_bw_bidir"))' \
 			"$T_TMP/rep-$prof/summary.json"
 	done
+
+	# a healthy rail of a one-node run as hardware shows it (440 Gb/s both ways on Gen5 x16):
+	# within its PCIe bound, where against the fabric's 720 Gb/s it failed
+	jq -c 'select(.type == "run" or .type == "end" or (.type == "measurement" and
+		.test == "write_bw_bidir_loopback" and .nic == "mlx5_0:1")) | del(.transport) |
+		if .type == "measurement" then .bw_Gbps = 440 | .bw_GBps = 55 |
+			.bw_stats_GBps.median = 55 | .pct_of_rate = 100 * 55 / .rate_GBps else . end' \
+		"$out" >"$T_TMP/loop.jsonl"
+	"$T_ROOT/build/ccreport" -p "$T_ROOT/profiles/h100-sxm-8x-ndr400.ini" -q --no-render \
+		-o "$T_TMP/rep-loop" "$T_TMP/loop.jsonl" >/dev/null 2>&1
+	t_check "loopback 440 Gb/s on Gen5 x16: ib_write_bw_bidir_loopback passes, ib_write_bw_bidir has no record" \
+		jq -e '[.criteria[] | select(.id | startswith("ib_write_bw_bidir"))] |
+			map({(.id): .verdict}) | add == {"ib_write_bw_bidir": "incomplete",
+				"ib_write_bw_bidir_loopback": "pass"}' "$T_TMP/rep-loop/summary.json"
 
 	# an empty tree: the same skip as a machine without devices
 	out=$T_TMP/empty.jsonl

@@ -10,7 +10,9 @@
 #    pin the summary's shape for its readers (renderers, scripts).
 #  - `stderr`: the one line an input error must give (exit 2).
 # Profiles named in `args` are the test-owned copies in tests/report/profiles
-# ($CCREPORT_PROFILES), so editing a shipped profile rewrites no golden.
+# ($CCREPORT_PROFILES), so editing a shipped profile rewrites no golden; the
+# cases with a `shipped` file (shipped-*) judge with profiles/ as shipped, so a
+# change there that breaks a healthy first run fails here.
 # Synthetic GPU clusters are not stored: `gen` (and `gen.baseline`) hold the
 # arguments of tests/report/gen_results.c that writes results.jsonl
 # (baseline.jsonl) into a copy of the folder. REGEN=1 rewrites each case's
@@ -45,7 +47,11 @@ golden() {  # golden CASE
 			"$GEN" "${gen[@]}" >"$run/baseline.jsonl"
 		fi
 	fi
-	(cd "$run" && "$CCREPORT" "${args[@]}" --no-render -q -o "$out") >"$out.stdout" 2>"$out.stderr"
+	# a case with a `shipped` file judges with profiles/ as shipped, not the test-owned copies
+	local profiles=$CCREPORT_PROFILES
+	[ -f "$dir/shipped" ] && profiles=$T_ROOT/profiles
+	(cd "$run" && CCREPORT_PROFILES=$profiles "$CCREPORT" "${args[@]}" --no-render -q -o "$out") \
+		>"$out.stdout" 2>"$out.stderr"
 	rc=$?
 	if [ "$rc" -ne "$want" ]; then
 		t_fail "$1: exit $rc, want $want: $(head -c 300 "$out.stderr")"
@@ -90,6 +96,12 @@ t_check "fail names the GPU, its value, the bound and the shortfall" \
 	jq -e '.criteria[] | select(.id == "pcie_h2d") | .verdict == "fail" and
 		(.failures | length == 1) and .failures[0].element == "node1/gpu3" and
 		.failures[0].bound == 48 and .failures[0].shortfall_pct > 45' "$s/fail-gpu.json"
+t_check "every incomplete criterion's reason ends with its fix (the command that measures it)" \
+	jq -e '[.criteria[] | select(.verdict == "incomplete") | .reason] | length > 10 and
+		all(test("; fix: .*(`ccprobe [^`]+`|CCDIAG_LINK_RATE_MBIT)") or test("--workload checkpoint_every")) and
+		(map(select(test("gpuhealth"))) | all(endswith("fix: run `ccprobe gpuhealth`"))) and
+		(map(select(test("^no measurement of storage"))) | all(test("--storage 1` on the emulated cluster")))' \
+	"$s/shipped-h100-pass.json"
 t_check "a skipped probe makes its required criteria incomplete, never pass" \
 	jq -e '[.criteria[] | select(.probe == "pcie" and .required)] | all(.verdict == "incomplete")' \
 	"$s/incomplete-skip.json"
@@ -227,6 +239,56 @@ t_check "70B, 64 nodes x 8, tp 8, pp 4: dp sync = 2 x 15/16 x 8 x 4.375e9 / 360e
 		(.estimate.terms.pp.source | test("^measured: ib write_bw, the worst of 8 pair")) and
 		.estimate.inputs.gpus == 512' "$s/estimate-layout.json"
 
+# the shipped profiles as a new user meets them (cases shipped-*: profiles/*.ini, not the test copies)
+for c in shipped-h100-pass shipped-h200-pass shipped-a100-pass; do
+	t_check "$c: a healthy generated 2-node run passes the shipped profile (exit 0), every required criterion judged" \
+		jq -e '.verdict == "pass" and .exit_code == 0 and
+			([.criteria[] | select(.required)] | length >= 10 and all(.verdict == "pass"))' "$s/$c.json"
+done
+t_check "shipped-h100-slow-gpu: one GPU at half its HBM rate fails hbm_copy, naming node1/gpu3 and only it" \
+	jq -e '.verdict == "fail" and (.criteria[] | select(.id == "hbm_copy") | .verdict == "fail" and
+		[.failures[].element] == ["node1/gpu3"])' "$s/shipped-h100-slow-gpu.json"
+
+# the decision (summary.json's "decision", what every renderer opens with)
+t_check "decision: emu-degraded drains node2 with the diagnosis and its three links, in the report's digits" \
+	jq -e '.decision | .verdict == "fail" and (.words | startswith("FAIL: do not accept")) and
+		[.drain[].node] == ["node2"] and (.drain[0].reason | startswith("netpair diagnosis: node bad") and
+		test("netpair_bw node2-node3 \\(host node2\\): 0.0942 Gb/s, bound 0.25 Gb/s, shortfall 62.32%")) and
+		.check == [] and .judged.phases == 1 and .judged.ranks_per_phase == [4] and .judged.nodes == 4 and
+		.optional_not_measured == 2' "$s/emu-degraded.json"
+t_check "decision: one slow GPU drains its node naming the criterion and the GPU" \
+	jq -e '.decision | [.drain[].node] == ["node1"] and (.drain[0].reason | startswith("hbm_copy node1/gpu3 (host node1): ")) and
+		.required_not_measured == [] and .optional_not_measured > 10' "$s/shipped-h100-slow-gpu.json"
+t_check "decision: a wrong GPU model is said in words and listed, though no criterion failed" \
+	jq -e '.decision | .failed == [] and (.words | test("the hardware is not what the profile expects")) and
+		.hardware[0].key == "gpu_model" and .drain == []' "$s/wrong-model.json"
+t_check "decision: required checks not measured come with the command that measures them" \
+	jq -e '.decision | (.words | startswith("INCOMPLETE: no decision yet")) and (.required_not_measured | length > 0 and
+		all(.fix | test("^run `ccprobe pcie`")))' "$s/incomplete-skip.json"
+t_check "decision: the estimate's headline with its extrapolation" \
+	jq -e '.decision.estimate | .made and .days > 0 and .gpu_hours > 0 and .comm_pct > 90 and
+		(.extrapolated | test("4x the nodes"))' "$s/estimate-dp512.json"
+(cd "$T_TMP/case-shipped-h100-slow-gpu" && CCREPORT_PROFILES=$T_ROOT/profiles "$CCREPORT" -p h100-sxm-8x-ndr400 \
+	--no-render -o "$T_TMP/term" results.jsonl) >"$T_TMP/term.out" 2>&1
+t_check "terminal summary: the verdict, then the decision in words, the node to drain, the optional count, what was judged" \
+	bash -c "sed -n 2p '$T_TMP/term.out' | grep -q '^ccreport: FAIL: do not accept the cluster as it is: 1 criterion failed; drain 1 node(s)' &&
+		sed -n 3p '$T_TMP/term.out' | grep -q '^  drain node1: hbm_copy node1/gpu3 (host node1): ' &&
+		grep -q '^  [0-9]* optional check(s) not measured' '$T_TMP/term.out' &&
+		grep -q '^  judged: 2 nodes (node0, node1), 1 phase (results file) of 16 ranks$' '$T_TMP/term.out'"
+
+# the shipped profiles and docs cite their sources inside the project (docs/sources.md), never a
+# file outside the repository; every source the profiles name in a comment is a row of docs/sources.md
+out=$(grep -rln 'shared/REFERENCE\|REFERENCE\.md' "$T_ROOT/docs" "$T_ROOT/profiles" "$T_ROOT/README.md")
+t_check "docs/ and profiles/ cite docs/sources.md, no file outside the repository (${out:-none})" test -z "$out"
+for src in azurehpc-health-checks AI-benchmarking-guide DCGM imbue-ai/cluster-health SuperBench gpu-fryer \
+	'Megatron-LM' 'NVIDIA/nccl #1264' 'nccl-tests #290' 'nccl-tests #309' mamf-finder 'stas00 ml-engineering'; do
+	if grep -q "$src" "$T_ROOT"/profiles/{h100,h200,a100}*.ini && ! grep -qi "${src%% *}" "$T_ROOT/docs/sources.md"; then
+		t_fail "a shipped profile cites '$src', which docs/sources.md does not list"
+	fi
+done
+t_check "every GPU profile points to docs/sources.md" \
+	bash -c "grep -L 'docs/sources.md' '$T_ROOT'/profiles/{h100,h200,a100}*.ini | grep -q . && exit 1 || exit 0"
+
 # the terminal summary: verdict first, nothing from the results can break a line
 out=$(cd "$CASES/hostile-names" && "$CCREPORT" -p test-emu-1g --no-render -o "$T_TMP/h2" results.jsonl)
 if [ "$(printf '%s\n' "$out" | head -1 | cut -d' ' -f1-3)" = "ccreport: verdict fail" ] &&
@@ -261,6 +323,9 @@ if [ "$rc" -eq 1 ] && [ -s "$T_TMP/full/summary.json" ] && [ -s "$T_TMP/full/rep
 else
 	t_fail "full report: exit $rc; $(ls "$T_TMP/full" 2>&1 | tr '\n' ' ')"
 fi
+t_check "junit.xml: an incomplete criterion says 'incomplete:' once (netpair_bw_rate has no rate)" \
+	bash -c "grep -q 'message=\"incomplete: no rate reported' '$T_TMP/full/junit.xml' &&
+		! grep -q 'incomplete: incomplete' '$T_TMP/full/junit.xml'"
 (cd "$CASES/hostile-names" && "$CCREPORT" -p test-emu-1g -q -o "$T_TMP/hfull" results.jsonl)
 # (Markdown escapes '<' with a backslash; HTML and XML with entities)
 if ! grep -q '<script>alert' "$T_TMP/hfull/index.html" "$T_TMP/hfull/junit.xml" 2>/dev/null &&
@@ -308,7 +373,7 @@ jq -c 'if .test == "h2d" then del(.rate_GBps, .pct_of_rate) else . end' \
 "$CCREPORT" -p test-h100 -q --no-render -o "$T_TMP/norate" "$T_TMP/norate.jsonl" >/dev/null 2>&1
 t_check "records without rate_GBps: pcie_link says no rate was reported, not 'no such metric'" \
 	jq -e '.criteria[] | select(.id == "pcie_link") | .verdict == "incomplete" and
-		(.reason | endswith("no rate reported (the probe did not know the link'"'"'s rate)"))' \
+		(.reason | test("no rate reported \\(the probe did not know the link'"'"'s rate\\); fix: run `ccprobe pcie` on the host itself"))' \
 	"$T_TMP/norate/summary.json"
 
 # two collectives-only runs (no inventory) whose rank 0 loaded different NCCLs: the
@@ -322,6 +387,36 @@ jq -c 'if .type == "run" then .hosts[0].name = "vm2" | .run_id = "0123456789abcd
 t_check "header versions: NCCL 2.27.3 on vm and 2.26.2 on vm2 differ, exit 1" \
 	jq -e --argjson rc "$?" '$rc == 1 and .consistency == [{"key": "nccl", "values":
 		[{"value": "2.27.3", "hosts": ["vm"]}, {"value": "2.26.2", "hosts": ["vm2"]}]}]' "$T_TMP/hv/summary.json"
+
+t_check "a node's netpair records deleted: the link criteria are incomplete and name the 3 missing links" \
+	jq -e '[.criteria[] | select(.id == "netpair_bw" or .id == "netpair_latency") | .verdict == "incomplete" and
+		(.reason | contains("3 of 6 links not measured: node0-node3, node1-node3, node2-node3"))] == [true, true]' \
+	"$T_TMP/missing-links.json"
+t_check "wrong elements no criterion judges and the end record's failure count make a warn, listed" \
+	jq -e '.verdict == "warn" and .unjudged.count == 2 and
+		(.unjudged.listed[0] | contains("alltoall mpi at 1048576 B: 12 wrong")) and
+		(.unjudged.listed[1] | contains("counted 1 failure(s)"))' "$T_TMP/unjudged-failures.json"
+t_check "a profile that judged nothing gives no pass" \
+	jq -e '.verdict == "incomplete" and any(.problems[]; startswith("INCOMPLETE nothing judged"))' \
+	"$T_TMP/nothing-judged.json"
+
+# inputs that are not files of records: refused with one line naming them, exit 2, never read forever
+mkfifo "$T_TMP/fifo.jsonl"
+timeout 10 "$CCREPORT" -p test-emu-1g -q --no-render -o "$T_TMP/fifo" "$T_TMP/fifo.jsonl" 2>"$T_TMP/fifo.err"
+t_check "a FIFO is not a results file: exit 2, named" \
+	bash -c "[ $? -eq 2 ] && grep -q 'fifo.jsonl: not a regular file' '$T_TMP/fifo.err'"
+timeout 10 "$CCREPORT" -p test-emu-1g -q --no-render -o "$T_TMP/zero" /dev/zero 2>"$T_TMP/zero.err"
+t_check "/dev/zero is not a results file: exit 2" \
+	bash -c "[ $? -eq 2 ] && grep -q '^/dev/zero: not a regular file' '$T_TMP/zero.err'"
+{ head -1 "$CASES/emu-healthy/results.jsonl"; printf '{"type":"note","x":"'; head -c $((17 << 20)) /dev/zero | tr '\0' a
+  printf '"}\n'; } >"$T_TMP/long.jsonl"
+"$CCREPORT" -p test-emu-1g -q --no-render -o "$T_TMP/long" "$T_TMP/long.jsonl" 2>"$T_TMP/long.err"
+t_check "a line longer than 16 MiB is an input error naming the line" \
+	bash -c "[ $? -eq 2 ] && grep -q 'long.jsonl:2: line longer than 16 MiB' '$T_TMP/long.err'"
+rm -f "$T_TMP/long.jsonl"
+t_check "summary.json records each input's SHA-256" \
+	jq -e --arg h "$(sha256sum <"$CASES/emu-healthy/results.jsonl" | cut -d' ' -f1)" \
+	'.inputs[0].sha256 == $h' "$T_TMP/emu-healthy.json"
 
 # usage
 t_check "--help documents the exit codes" bash -c "'$CCREPORT' --help | grep -q '4  incomplete'"

@@ -140,7 +140,12 @@ static void test_reasons(void **unused)
 	(void)unused;
 	assert_false(gnv_reasons_bad(0));
 	assert_false(gnv_reasons_bad(GNV_REASON_GPU_IDLE | GNV_REASON_APP_CLOCKS));
-	assert_true(gnv_reasons_bad(GNV_REASON_SW_POWER_CAP));
+	/* a healthy GPU at its power limit, or following another's clock, is not slowed down */
+	assert_false(gnv_reasons_bad(GNV_REASON_SW_POWER_CAP));
+	assert_false(gnv_reasons_bad(GNV_REASON_SYNC_BOOST | GNV_REASON_SW_POWER_CAP));
+	assert_true(gnv_reasons_bad(GNV_REASON_HW_SLOWDOWN));
+	assert_true(gnv_reasons_bad(GNV_REASON_SW_THERMAL | GNV_REASON_SW_POWER_CAP));
+	assert_true(gnv_reasons_bad(GNV_REASON_HW_POWER_BRAKE));
 	assert_true(gnv_reasons_bad(GNV_REASON_HW_THERMAL | GNV_REASON_GPU_IDLE));
 	assert_string_equal(gnv_reason_name(6), "hw_thermal");
 	assert_string_equal(gnv_reason_name(7), "hw_power_brake");

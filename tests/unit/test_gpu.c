@@ -82,6 +82,48 @@ static void test_pick(void **state)
 	assert_int_equal(gpu_pick(-1, 8, NULL, 0), -1);
 }
 
+/* views[r][k] = bus id of GPU g[r][k] ("0000:GG:00.0"); count[r] = n[r] */
+static void set_views(char *views, int *count, int nranks, const int g[][8], const int *n)
+{
+	memset(views, 0, (size_t)nranks * GPU_MAX * GPU_BUS_LEN);
+	for (int r = 0; r < nranks; r++) {
+		count[r] = n[r];
+		for (int k = 0; k < n[r]; k++)
+			snprintf(views + ((size_t)r * GPU_MAX + (size_t)k) * GPU_BUS_LEN, GPU_BUS_LEN,
+				 "0000:%02x:00.0", g[r][k]);
+	}
+}
+
+static void test_view_assign(void **state)
+{
+	static char views[8 * GPU_MAX * GPU_BUS_LEN];
+	/* --gpu-bind=closest on an HGX node: tasks 0-3 see GPUs 0-3, tasks 4-7 see 4-7 */
+	const int closest[8][8] = { { 0, 1, 2, 3 }, { 0, 1, 2, 3 }, { 0, 1, 2, 3 }, { 0, 1, 2, 3 },
+				    { 4, 5, 6, 7 }, { 4, 5, 6, 7 }, { 4, 5, 6, 7 }, { 4, 5, 6, 7 } };
+	const int four[8] = { 4, 4, 4, 4, 4, 4, 4, 4 };
+	const int one_each[2][8] = { { 3 }, { 5 } }, ones[2] = { 1, 1 };
+	const int shared[2][8] = { { 0 }, { 0 } };
+	const int overlap[3][8] = { { 0, 1 }, { 1, 2 }, { 0, 1 } }, twos[3] = { 2, 2, 2 };
+	int count[8], ord[8];
+	(void)state;
+
+	set_views(views, count, 8, closest, four);
+	assert_int_equal(gpu_view_assign(views, count, 8, ord), 0);
+	for (int r = 0; r < 8; r++)
+		assert_int_equal(ord[r], r % 4);
+	/* one GPU per task: each its first */
+	set_views(views, count, 2, one_each, ones);
+	assert_int_equal(gpu_view_assign(views, count, 2, ord), 0);
+	assert_true(ord[0] == 0 && ord[1] == 0);
+	/* one GPU seen by two tasks: the second has none */
+	set_views(views, count, 2, shared, ones);
+	assert_int_equal(gpu_view_assign(views, count, 2, ord), 0);
+	assert_true(ord[0] == 0 && ord[1] == -1);
+	/* views that overlap without being equal: rank 2 (2nd of {0,1}) and rank 1 meet on 1 */
+	set_views(views, count, 3, overlap, twos);
+	assert_int_equal(gpu_view_assign(views, count, 3, ord), -1);
+}
+
 static void test_bus_norm(void **state)
 {
 	char out[GPU_BUS_LEN];
@@ -236,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_parse_list),
 		cmocka_unit_test(test_parse_list_bad),
 		cmocka_unit_test(test_pick),
+		cmocka_unit_test(test_view_assign),
 		cmocka_unit_test(test_bus_norm),
 		cmocka_unit_test(test_bus_table),
 		cmocka_unit_test(test_copy_sizes),

@@ -521,9 +521,37 @@ static void test_pci_relation(void **state)
 	assert_string_equal(ib_pci_relation("", gpu_x), "cross_root");
 }
 
+/* storage ports run as InfiniBand (NDR200) beside the compute rails (NDR400) */
+static void test_rails_rate(void **state)
+{
+	const double hgx[] = { 400, 400, 400, 0, 200, 200, 400, 400, 400, 400 };
+	const int up[] = { 1, 1, 1, 0, 1, 1, 1, 1, 1, 1 };
+	const double tie[] = { 200, 400 };
+	const int both[] = { 1, 1 }, none[] = { 0, 0 };
+	char msg[200];
+	(void)state;
+
+	assert_true(ib_rails_rate(hgx, up, 10) == 400);
+	/* a tie names no rate (nothing left out); a down port's rate counts for nothing */
+	assert_true(ib_rails_rate(tie, both, 2) == 0);
+	assert_true(ib_rails_rate(tie, none, 2) == 0);
+	assert_true(ib_rails_rate((const double[]){ 800, 400, 200, 400 }, (const int[]){ 1, 1, 1, 1 },
+				  4) == 400);
+	/* one rail per GPU: more is flagged as well as fewer; unknown GPUs flag nothing */
+	assert_int_equal(ib_rails_vs_gpus(8, 8, msg, sizeof(msg)), 0);
+	assert_string_equal(msg, "");
+	assert_int_equal(ib_rails_vs_gpus(10, 8, msg, sizeof(msg)), 1);
+	assert_non_null(strstr(msg, "10 InfiniBand rail(s) for 8 GPU(s): more ports than GPUs"));
+	assert_int_equal(ib_rails_vs_gpus(6, 8, msg, sizeof(msg)), 1);
+	assert_non_null(strstr(msg, "fewer ports than GPUs"));
+	assert_int_equal(ib_rails_vs_gpus(8, 0, msg, sizeof(msg)), 0);
+	assert_int_equal(ib_rails_vs_gpus(8, -1, msg, sizeof(msg)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rails_rate),
 		cmocka_unit_test(test_rate_codes),
 		cmocka_unit_test(test_rate_parse),
 		cmocka_unit_test(test_sysfs_devices),

@@ -72,10 +72,10 @@ static void test_env_wins(void **state)
 	struct link_rate r;
 
 	(void)state;
-	assert_int_equal(linkrate_find("1000", root, "ib0", route, &r), 0);
+	assert_int_equal(linkrate_find("1000", root, "ib0", route, NULL, &r), 0);
 	assert_true(r.mbit == 1000);
 	assert_string_equal(r.source, "CCDIAG_LINK_RATE_MBIT");
-	assert_int_equal(linkrate_find("2.5e3", root, NULL, route, &r), 0);
+	assert_int_equal(linkrate_find("2.5e3", root, NULL, route, NULL, &r), 0);
 	assert_true(r.mbit == 2500);
 }
 
@@ -85,7 +85,7 @@ static void test_bad_env_warns_and_falls_back(void **state)
 
 	(void)state;
 	for (const char **v = (const char *[]){ "fast", "0", "-100", "1000x", NULL }; *v; v++) {
-		assert_int_equal(linkrate_find(*v, root, NULL, route, &r), 0);
+		assert_int_equal(linkrate_find(*v, root, NULL, route, NULL, &r), 0);
 		assert_true(strstr(r.warning, "CCDIAG_LINK_RATE_MBIT") != NULL);
 		assert_true(r.mbit == 25000);   /* the default route's eth0 */
 		assert_string_equal(r.source, "sysfs:eth0");
@@ -98,13 +98,13 @@ static void test_sysfs(void **state)
 
 	(void)state;
 	/* Open MPI's btl_tcp_if_include names the interface: its first item */
-	assert_int_equal(linkrate_find(NULL, root, "ib0,eth0", route, &r), 0);
+	assert_int_equal(linkrate_find(NULL, root, "ib0,eth0", route, NULL, &r), 0);
 	assert_true(r.mbit == 100000);
 	assert_string_equal(r.source, "sysfs:ib0");
-	assert_int_equal(linkrate_find("", root, "eth0.100", route, &r), 0);
+	assert_int_equal(linkrate_find("", root, "eth0.100", route, NULL, &r), 0);
 	assert_true(r.mbit == 10000);
 	/* a subnet is no interface name: the default route decides */
-	assert_int_equal(linkrate_find(NULL, root, "198.18.0.0/24", route, &r), 0);
+	assert_int_equal(linkrate_find(NULL, root, "198.18.0.0/24", route, NULL, &r), 0);
 	assert_string_equal(r.source, "sysfs:eth0");
 	assert_int_equal(r.warning[0], '\0');
 }
@@ -114,11 +114,54 @@ static void test_unknown(void **state)
 	struct link_rate r;
 
 	(void)state;
-	assert_int_equal(linkrate_find(NULL, root, "eth1", route, &r), 1);      /* -1 */
+	assert_int_equal(linkrate_find(NULL, root, "eth1", route, NULL, &r), 1);      /* -1 */
 	assert_true(r.mbit == 0);
-	assert_int_equal(linkrate_find(NULL, root, "veth9", route, &r), 1);     /* no file */
-	assert_int_equal(linkrate_find(NULL, root, "nosuch", route, &r), 1);
-	assert_int_equal(linkrate_find(NULL, root, NULL, "/nonexistent", &r), 1); /* no route */
+	assert_int_equal(linkrate_find(NULL, root, "veth9", route, NULL, &r), 1);     /* no file */
+	assert_int_equal(linkrate_find(NULL, root, "nosuch", route, NULL, &r), 1);
+	assert_int_equal(linkrate_find(NULL, root, NULL, "/nonexistent", NULL, &r), 1); /* no route */
+}
+
+/* An HGX node: MPI over UCX/InfiniBand while the default route is a 25 GbE management NIC */
+static void test_mpi_transport(void **state)
+{
+	struct linkrate_mpi ucx = { "ucx", "mlx5_0:1,mlx5_1:1", NULL };
+	struct linkrate_mpi loaded = { NULL, NULL, "7f00-7f01 r-xp 0 08:01 1 /usr/lib/openmpi/mca_pml_ucx.so\n" };
+	struct linkrate_mpi ucx_tcp = { "ucx", "ib0", NULL }, ob1 = { "ob1", NULL, NULL };
+	struct link_rate r;
+	char p[256];
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/class/infiniband", root);
+	assert_int_equal(mkdir(p, 0755), 0);
+	strcat(p, "/mlx5_0");
+	mkdir(p, 0755);
+	strcat(p, "/ports");
+	mkdir(p, 0755);
+	strcat(p, "/1");
+	mkdir(p, 0755);
+	strcat(p, "/rate");
+	put(p, "400 Gb/sec (4X NDR)\n");
+	/* UCX over the port it was given: that port's rate, never the default route's */
+	assert_int_equal(linkrate_find(NULL, root, NULL, route, &ucx, &r), 0);
+	assert_true(r.mbit == 400000);
+	assert_string_equal(r.source, "ucx:mlx5_0:1");
+	assert_int_equal(linkrate_find(NULL, root, NULL, route, &ucx_tcp, &r), 0);
+	assert_true(r.mbit == 100000);
+	/* UCX loaded (selected) and free to pick its devices: unknown, with the reason */
+	assert_int_equal(linkrate_find(NULL, root, NULL, route, &loaded, &r), 1);
+	assert_true(r.mbit == 0);
+	assert_non_null(strstr(r.why, "UCX_NET_DEVICES unset"));
+	/* RDMA devices and no interface named: the default route's eth0 is no evidence */
+	assert_int_equal(linkrate_find(NULL, root, NULL, route, &ob1, &r), 1);
+	assert_non_null(strstr(r.why, "RDMA devices present"));
+	assert_int_equal(linkrate_find(NULL, root, NULL, route, NULL, &r), 1);
+	/* an interface named for the TCP BTL still decides; the operator's rate still wins */
+	assert_int_equal(linkrate_find(NULL, root, "ib0", route, &ob1, &r), 0);
+	assert_true(r.mbit == 100000);
+	assert_int_equal(linkrate_find("400000", root, NULL, route, &loaded, &r), 0);
+	assert_true(r.mbit == 400000);
+	snprintf(p, sizeof(p), "rm -rf '%s/class/infiniband'", root);
+	assert_int_equal(system(p), 0);
 }
 
 static void test_pair(void **state)
@@ -138,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_bad_env_warns_and_falls_back),
 		cmocka_unit_test(test_sysfs),
 		cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_mpi_transport),
 		cmocka_unit_test(test_pair),
 	};
 

@@ -194,8 +194,12 @@ static void test_skip(void **state)
 		  "{\"type\":\"skip\",\"kind\":\"probe\",\"name\":\"pcie\",\"reason\":\"not built: built without CUDA\"}\n"
 		  "{\"type\":\"end\",\"status\":\"complete\"}\n");
 	assert_string_equal(verdict(crit(s, "c")), "incomplete");
-	assert_string_equal(json_string_value(json_object_get(crit(s, "c"), "reason")), "not built: built without CUDA");
+	/* the skip's own text, then its fix */
+	assert_string_equal(json_string_value(json_object_get(crit(s, "c"), "reason")), "not built: built without CUDA; "
+			    "fix: rebuild ccprobe with the dependency (`make` prints `features: ...`), then run `ccprobe pcie`");
 	assert_string_equal(verdict(crit(s, "o")), "incomplete");
+	assert_string_equal(json_string_value(json_object_get(crit(s, "o"), "reason")),
+			    "no measurement of hbm copy: not in the results; fix: run `ccprobe hbm`");
 	assert_string_equal(json_string_value(json_object_get(s, "verdict")), "incomplete");
 	done(s);
 	s = judge(PROFILE("scope = gpu\n") "[criterion o]\nprobe = hbm\ntest = copy\nmetric = bw_GBps\n"

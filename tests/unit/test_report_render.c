@@ -22,6 +22,7 @@
 
 #include "../../render/render.h"
 #include "../../render/render_all.h"
+#include "../../report/decision.h"
 
 #define FIXTURES "tests/fixtures/report"
 
@@ -159,7 +160,7 @@ static void test_pass(void **state)
 	(void)state;
 	render(s, o, &out);
 	assert_starts(out.md, "# Cluster acceptance: PASS\n\n**Verdict: PASS** (exit code 0)");
-	assert_has(out.md, "| pcie.h2d: PCIe host-to-device bandwidth | **PASS** | 51.20 GB/s at node02:gpu5 |");
+	assert_has(out.md, "| pcie.h2d: PCIe host-to-device bandwidth | **PASS** | required | 51.20 GB/s at node02:gpu5 |");
 	assert_has(out.html, "<div class=\"banner v-pass\">Verdict: PASS (exit code 0)</div>");
 	assert_true(strstr(out.html, "banner") < strstr(out.html, "id=\"criteria\""));
 	assert_has(out.md, "No baseline was given.");
@@ -203,7 +204,7 @@ static void test_fail_names_elements(void **state)
 	render(s, o, &out);
 	assert_starts(out.md, "# Cluster acceptance: FAIL");
 	assert_has(out.md, "5 criteria, 3 failed, 1 warned, 0 incomplete, 1 passed");
-	assert_has(out.md, "| nvlink.p2p: NVLink P2P bandwidth, one direction | **FAIL** | 288.0 GB/s at node03:gpu6 | \\>= 335 GB/s (NVLink4) | 32 |");
+	assert_has(out.md, "| nvlink.p2p: NVLink P2P bandwidth, one direction | **FAIL** | required | 288.0 GB/s at node03:gpu6 | \\>= 335 GB/s (NVLink4) | 32 |");
 	assert_has(out.md, f6);
 	assert_has(out.md, "- node03:gpu2 (host node03): 301.5 GB/s, bound 335 GB/s, shortfall 10.00%\n");
 	assert_has(out.md, "| nvlink.p2p: bw\\_GBps | node03:gpu6 | 371.0 GB/s | 288.0 GB/s | -22.37% | 0.8% |");
@@ -242,7 +243,7 @@ static void test_incomplete(void **state)
 	(void)state;
 	render(s, o, &out);
 	assert_starts(out.md, "# Cluster acceptance: INCOMPLETE");
-	assert_has(out.md, "| **INCOMPLETE** | n/a |");
+	assert_has(out.md, "| **INCOMPLETE** | required | n/a |");
 	assert_has(out.md, "- results/run1.jsonl ended by timeout: nvlink.p2p has no records\n");
 	assert_has(out.md, "| timeout |");
 	assert_has(out.html, "<div class=\"banner v-incomplete\">Verdict: INCOMPLETE (exit code 4)</div>");
@@ -537,7 +538,7 @@ static void test_gnuplot_fails(void **state)
 	render(s, o, &out);
 	assert_has(out.md, "chart 'chart-crit-1.svg' not drawn: gnuplot exited 1: \"x.gp\" line 3: undefined function: foo\n");
 	assert_has(out.html, "<li>chart &#39;chart-crit-1.svg&#39; not drawn: gnuplot exited 1:");
-	assert_has(out.md, "## Criteria\n\n| criterion |");
+	assert_has(out.md, "## Criteria (failed, warned, required not judged, passed, optional not judged)\n\n| criterion |");
 	assert_int_equal(svg_files(out.dir), 0);
 	out_free(&out);
 	fake_free(gp);
@@ -677,6 +678,45 @@ static void test_huge_heatmap(void **state)
 	json_decref(s);
 }
 
+/*
+ * The documents open with the decision (report/decision.c on the fail fixture):
+ * the nodes to drain with their reasons, the link to check, the wrong hardware;
+ * then the criteria, failed first, with a required column.
+ */
+static void test_decision_first(void **state)
+{
+	json_t *s = fixture("fail");
+	struct render_opts o = { 0 };
+	struct out out;
+	const char *dec, *crit;
+
+	(void)state;
+	json_object_set_new(s, "decision", decision_build(s));
+	render(s, o, &out);
+	dec = strstr(out.md, "## Decision\n\nFAIL: do not accept the cluster as it is: 3 criteria failed; "
+		     "the hardware is not what the profile expects; versions differ across hosts; "
+		     "1 regression(s) against the baseline; drain 2 node(s) and test again.");
+	crit = strstr(out.md, "## Criteria");
+	assert_non_null(dec);
+	assert_true(dec < crit);
+	assert_has(out.md, "- **Drain node03:** nvlink.p2p node03:gpu6 (host node03): 288.0 GB/s, bound 335 GB/s, "
+		   "shortfall 14.03%; nvlink.p2p node03:gpu2");
+	assert_has(out.md, "- **Drain node02:** ib.symbol\\_errors node02/mlx5\\_0:1");
+	assert_has(out.md, "- **Check:** the link node02->node04: netpair.bw node02->node04");
+	assert_has(out.md, "- **Wrong hardware:** gpu\\_model 'NVIDIA H100 PCIe' on node04; the profile expects "
+		   "NVIDIA H100 80GB HBM3");
+	assert_has(out.md, "- **Judged:** 4 nodes (node01, node02, node03, node04), 1 phase (results file) of 32 ranks");
+	assert_has(out.html, "<h2 id=\"decision\">Decision</h2>\n<p class=\"decision\">FAIL: do not accept");
+	assert_true(strstr(out.html, "id=\"decision\"") < strstr(out.html, "id=\"criteria\""));
+	/* fail, fail, fail (profile order), warn, pass */
+	assert_true(strstr(crit, "| nvlink.p2p:") < strstr(crit, "| netpair.bw:"));
+	assert_true(strstr(crit, "| netpair.bw:") < strstr(crit, "| ib.symbol\\_errors:"));
+	assert_true(strstr(crit, "| ib.symbol\\_errors:") < strstr(crit, "| allreduce.busbw:"));
+	assert_true(strstr(crit, "| allreduce.busbw:") < strstr(crit, "| pcie.h2d:"));
+	out_free(&out);
+	json_decref(s);
+}
+
 static void test_scaling_and_estimate(void **state)
 {
 	json_t *s = fixture("scaling");
@@ -685,13 +725,20 @@ static void test_scaling_and_estimate(void **state)
 	char *svg;
 
 	(void)state;
+	json_object_set_new(json_object_get(s, "estimate"), "extrapolated",
+			    json_string("a ring over 16x the nodes measured"));
 	render(s, o, &out);
 	assert_has(out.md, "## Estimate (a model, not a measurement)\n\n**model, not a measurement**");
 	/* every input with where it came from, the outputs, the notes */
 	assert_has(out.md, "| model\\_params\\_b | 70 | profile line 40 |");
 	assert_has(out.md, "| allreduce\\_busbw\\_GBps | 371.2 | measured: all\\_reduce nccl bfloat16 sum on 4 node(s), 32 rank(s) |");
 	assert_has(out.md, "| overlap | 0.7 |  |");
-	assert_has(out.md, "| step\\_time\\_s | 2.91 |");
+	/* the outputs first, with units (a fraction in %), then the inputs */
+	assert_has(out.md, "| step\\_time\\_s | 2.91 s |");
+	assert_has(out.md, "| comm\\_fraction | 18% |");
+	assert_true(strstr(out.md, "Outputs of the model") < strstr(out.md, "Every input of the model"));
+	assert_has(out.md, "**Extrapolated:** a ring over 16x the nodes measured");
+	assert_has(out.html, "<p class=\"warnbox\"><b>Extrapolated:</b> a ring over 16x the nodes measured</p>");
 	assert_has(out.md, "- busbw measured on 32 ranks stands for 64\n");
 	assert_has(out.html, "<div class=\"model\">");
 	assert_has(out.html, "<tr><td>global_batch_tokens</td><td>4194304</td><td></td></tr>");
@@ -832,6 +879,7 @@ int main(void)
 		cmocka_unit_test(test_many_elements),
 		cmocka_unit_test(test_big_heatmap),
 		cmocka_unit_test(test_huge_heatmap),
+		cmocka_unit_test(test_decision_first),
 		cmocka_unit_test(test_scaling_and_estimate),
 		cmocka_unit_test(test_estimate_not_made),
 		cmocka_unit_test(test_long_utf8),

@@ -1,0 +1,172 @@
+/*
+ * diag/spawn.c: posix_spawn of ccdiag's commands (spawn.h).
+ */
+#include "spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define CAPTURE_MAX (1 << 20)
+
+int spawn_status(int w)
+{
+	if (WIFEXITED(w))
+		return WEXITSTATUS(w);
+	if (WIFSIGNALED(w))
+		return 128 + WTERMSIG(w);
+	return -1;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+struct buf {
+	char *s;
+	size_t n;
+};
+
+static int drain(int fd, struct buf *b)
+{
+	char tmp[4096];
+	ssize_t r = read(fd, tmp, sizeof(tmp));
+
+	if (r <= 0)
+		return r < 0 && errno == EINTR ? 1 : 0;
+	if (b->n + r <= CAPTURE_MAX) {
+		char *s = realloc(b->s, b->n + r + 1);
+
+		if (!s)
+			return 0;
+		b->s = s;
+		memcpy(b->s + b->n, tmp, r);
+		b->n += r;
+		b->s[b->n] = '\0';
+	}
+	return 1;
+}
+
+int spawn_capture(char *const argv[], char **out, char **errout, int timeout_s)
+{
+	posix_spawn_file_actions_t fa;
+	int po[2], pe[2], w = 0, rc;
+	pid_t pid;
+	struct buf bo = { 0 }, be = { 0 };
+	struct pollfd fds[2];
+	double end = now_s() + timeout_s;
+
+	if (pipe2(po, O_CLOEXEC))
+		return -1;
+	if (pipe2(pe, O_CLOEXEC)) {
+		close(po[0]);
+		close(po[1]);
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(po[1]);
+	close(pe[1]);
+	if (rc) {
+		close(po[0]);
+		close(pe[0]);
+		return -1;
+	}
+	fds[0] = (struct pollfd){ po[0], POLLIN, 0 };
+	fds[1] = (struct pollfd){ pe[0], POLLIN, 0 };
+	while (fds[0].fd >= 0 || fds[1].fd >= 0) {
+		int ms = -1;
+
+		if (timeout_s > 0) {
+			ms = (int)((end - now_s()) * 1000);
+			if (ms <= 0) {
+				kill(pid, SIGKILL);
+				break;
+			}
+		}
+		if (poll(fds, 2, ms) < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < 2; i++)
+			if (fds[i].fd >= 0 && fds[i].revents && !drain(fds[i].fd, i ? &be : &bo)) {
+				close(fds[i].fd);
+				fds[i].fd = -1;
+			}
+	}
+	for (int i = 0; i < 2; i++)
+		if (fds[i].fd >= 0)
+			close(fds[i].fd);
+	while (waitpid(pid, &w, 0) < 0 && errno == EINTR)
+		;
+	if (out)
+		*out = bo.s ? bo.s : strdup("");
+	else
+		free(bo.s);
+	if (errout)
+		*errout = be.s ? be.s : strdup("");
+	else
+		free(be.s);
+	return spawn_status(w);
+}
+
+pid_t spawn_logged(char *const argv[], const char *log_path, int setsid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, dfl;
+	pid_t pid;
+	int rc;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&at);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (log_path) {
+		posix_spawn_file_actions_addopen(&fa, 1, log_path,
+						 O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0644);
+		posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	}
+	/* the child starts with the default dispositions and no blocked signal */
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGTERM);
+	sigaddset(&dfl, SIGPIPE);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &dfl);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+				 (setsid ? POSIX_SPAWN_SETSID : 0));
+	rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	if (rc) {
+		errno = rc;
+		return -1;
+	}
+	return pid;
+}
+
+int spawn_wait(pid_t pid)
+{
+	int w;
+
+	while (waitpid(pid, &w, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return spawn_status(w);
+}

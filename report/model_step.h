@@ -1,0 +1,50 @@
+#ifndef CCDIAG_MODEL_STEP_H
+#define CCDIAG_MODEL_STEP_H
+
+/*
+ * report/model_step.c: the estimate beside a measured training step
+ * (docs/estimate.md, "Measured against a real step"): ccprobe's trainstep
+ * proxy and workloads/torch_step.py's DDP step. For each, the model is run
+ * on the shape that was measured, with the compute measured and the overlap
+ * measured (and, beside it, assumed), and its signed error against the
+ * measured step is kept; the criterion metric estimate_error judges it.
+ * Stalls (steps above 3x the median) and the rank the step waited for are
+ * named; goodput is the productive share of the steps' time.
+ */
+#include <jansson.h>
+
+struct eval;
+struct rv;
+struct est_outputs;
+
+/* the shape a step measured, for the model (model.c: model_shape_estimate) */
+struct step_shape {
+	double params;             /* parameters of the model run */
+	double bytes_per_grad;     /* 4 fp32, 2 bf16 */
+	int ranks, nodes;          /* data-parallel ranks and the hosts they ran on */
+	double tokens_per_step;    /* tokens per rank x ranks */
+	double bucket_bytes;
+	double flops_per_rank;     /* measured: 6 x params x tokens per rank / compute alone */
+	double overlap;            /* measured or assumed, clamped to [0, 1] */
+};
+
+#define STEP_STALL_FACTOR 3.0   /* a step above this x the median is a stall */
+#define STEP_STEADY_CV 0.15     /* measured steps whose cv is above this are too noisy to compare */
+#define STEP_MAX_STEPS 100000   /* steps kept per source */
+
+/* the model on the measured shape; 0, or -1 with why (model.c) */
+int model_shape_estimate(const struct eval *e, const struct step_shape *sh, struct est_outputs *out,
+			 char *why, size_t len);
+
+/* a trainstep or torch_step record: kept for step_build; 0, or -1 on no memory */
+int step_note(struct eval *e, const struct rv *r);
+
+/*
+ * After the estimate (model_build): e->estimate gains "measured_steps" (one
+ * object per source measured, the estimate of its shape, the signed error)
+ * and, when a measured step stands for the workload, days and cost from it;
+ * feeds the estimate_error criteria.
+ */
+void step_build(struct eval *e);
+
+#endif
