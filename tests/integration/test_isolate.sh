@@ -63,7 +63,7 @@ if "$EMU" up 6 --rate 1gbit --degrade node4=20mbit >"$T_TMP/up.log" 2>&1; then
 		evidence "$f"
 	fi
 	t_check "the header records the groups (none: groups of 3 in host order)" \
-		jq -e 'select(.type == "run") | .topology.source == "none: groups of 3 hosts in host order"
+		jq -es 'map(select(.type == "run"))[0] | .topology.source == "none: groups of 3 hosts in host order"
 			and (.topology.groups | map(.hosts) == [["node0","node1","node2"],["node3","node4","node5"]])' "$f"
 	t_check "round 1 is one test per group, node4's failing, and every test says its decision" \
 		jq -es '[.[] | select(.type == "measurement" and .name == "isolate")] as $t |
@@ -88,8 +88,8 @@ if "$EMU" up 6 --rate 1gbit --degrade node4=20mbit >"$T_TMP/up.log" 2>&1; then
 	f=$T_TMP/iso-topo.jsonl
 	iso "$f" --topology "$T_TMP/topo.txt"
 	if [ "$RC" -eq 1 ] && [ "$(named "$f")" = "node:node4" ] &&
-		jq -e 'select(.type == "diagnosis" and .subject == "node" and .host == "node4") | .group == "leafA"' "$f" >/dev/null &&
-		jq -e 'select(.type == "run") | (.topology.source | startswith("plain ")) and
+		jq -es 'map(select(.type == "diagnosis" and .subject == "node" and .host == "node4"))[0] | .group == "leafA"' "$f" >/dev/null &&
+		jq -es 'map(select(.type == "run"))[0] | (.topology.source | startswith("plain ")) and
 			(.topology.groups | map(.name) == ["leafA", "leafB"]) and .topology.groups[0].spine == "spine"' "$f" >/dev/null; then
 		t_pass "with --topology (two leaves): node4 named under leafA, the topology in the header"
 	else
