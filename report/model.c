@@ -68,6 +68,16 @@ static double n_of(const json_t *o, const char *k)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* the latency/bandwidth fit of the all-rank curve into the estimate's inputs (NAN without one) */
+static void fit_inputs(struct est_inputs *in, const json_t *fit)
+{
+	in->alpha_us = fit ? n_of(fit, "alpha_us") : NAN;
+	in->beta_GBps = fit ? n_of(fit, "beta_GBps") : NAN;
+	in->beta_busbw_GBps = fit ? n_of(fit, "beta_busbw_GBps") : NAN;
+	if (fit && !(in->beta_busbw_GBps > 0) && n_of(fit, "busbw_factor") > 0)
+		in->beta_busbw_GBps = in->beta_GBps * n_of(fit, "busbw_factor");
+}
+
 /* one size of a series: its worst (lowest) busbw */
 struct size_bw {
 	double bytes, bw;
@@ -602,11 +612,7 @@ static json_t *make_estimate(const struct eval *e)
 	in.busbw_GBps = m.busbw;
 	in.busbw_at = curve_at;
 	in.curve = &cv;
-	in.alpha_us = fit ? n_of(fit, "alpha_us") : NAN;
-	in.beta_GBps = fit ? n_of(fit, "beta_GBps") : NAN;
-	in.beta_busbw_GBps = fit ? n_of(fit, "beta_busbw_GBps") : NAN;
-	if (fit && !(in.beta_busbw_GBps > 0) && n_of(fit, "busbw_factor") > 0)
-		in.beta_busbw_GBps = in.beta_GBps * n_of(fit, "busbw_factor");
+	fit_inputs(&in, fit);
 	in.fit_ranks = fit && n_of(fit, "ranks") >= 1 ? (int)n_of(fit, "ranks") : (int)ranks;
 	in.tp_busbw_GBps = NAN;
 	in.pair_GBps = NAN;
@@ -768,11 +774,7 @@ int model_shape_estimate(const struct eval *e, const struct step_shape *sh, stru
 	in.busbw_GBps = m.busbw;
 	in.busbw_at = curve_at;
 	in.curve = &cv;
-	in.alpha_us = fit ? n_of(fit, "alpha_us") : NAN;
-	in.beta_GBps = fit ? n_of(fit, "beta_GBps") : NAN;
-	in.beta_busbw_GBps = fit ? n_of(fit, "beta_busbw_GBps") : NAN;
-	if (fit && !(in.beta_busbw_GBps > 0) && n_of(fit, "busbw_factor") > 0)
-		in.beta_busbw_GBps = in.beta_GBps * n_of(fit, "busbw_factor");
+	fit_inputs(&in, fit);
 	in.fit_ranks = fit && n_of(fit, "ranks") >= 1 ? (int)n_of(fit, "ranks") :
 		       (int)json_integer_value(json_object_get(e->ranks_of, key));
 	in.tp_busbw_GBps = NAN;
