@@ -171,6 +171,7 @@ struct gemm {
 	struct gpu_ctx g;
 	char name[256];                  /* CUDA's device name */
 	int major, minor;
+	int sms;                         /* streaming multiprocessors (a cut-down part has fewer) */
 	cublasLtHandle_t lt;
 	cudaStream_t s;
 	void *a, *b, *d, *ws, *flush;    /* device buffers */
@@ -282,6 +283,7 @@ static int setup(struct gemm *q)
 		return -1;
 	snprintf(q->name, sizeof(q->name), "%s", p.name);
 	q->major = p.major;
+	q->sms = p.multiProcessorCount;
 	q->minor = p.minor;
 	cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, q->g.dev);
 	/* twice the L2 written between products evicts every line the last one left */
@@ -345,8 +347,8 @@ static void make_group(struct gemm *q)
 	int color = MPI_UNDEFINED;
 
 	if (q->g.dev >= 0 && !q->dead)
-		snprintf(key, sizeof(key), "%s|%d.%d|%zu", q->name, q->major, q->minor,
-			 cublasLtGetVersion());
+		snprintf(key, sizeof(key), "%s|%d.%d|%d SMs|%zu", q->name, q->major, q->minor,
+			 q->sms, cublasLtGetVersion());
 	all = calloc((size_t)mpi->size, sizeof(key));
 	if (!all)
 		MPI_Abort(mpi->world, CC_EXIT_RUNTIME);
@@ -784,12 +786,15 @@ out:
  * (collective over the world). A GPU whose D differs from the group's
  * majority gets an error record with both values.
  */
+#define EL_LEN 192                   /* host (first half) and bus id (second half) of one rank */
+
 static void sdc(struct gemm *q, struct lt_desc *l, int dt, const struct gemm_shape *sh, int can)
 {
 	struct mpictx *mpi = q->run->mpi;
 	size_t bytes = (size_t)sh->m * sh->n * gemm_out_size(dt);
 	unsigned long long mine = 0, *sums = NULL, *exp = NULL;
 	int grp = -1, *groups = NULL, *wrong = NULL, nbad, peers = 0;
+	char el[EL_LEN] = "", *all_el = NULL;
 	const char *dn = gemm_dtype_name(dt);
 	void *host = NULL;
 	char name[64];
@@ -820,6 +825,13 @@ static void sdc(struct gemm *q, struct lt_desc *l, int dt, const struct gemm_sha
 		MPI_Abort(mpi->world, CC_EXIT_RUNTIME);
 	MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, sums, 1, MPI_UNSIGNED_LONG_LONG, mpi->world);
 	MPI_Allgather(&grp, 1, MPI_INT, groups, 1, MPI_INT, mpi->world);
+	/* host and bus id of every rank, to name the GPUs of a group without a majority */
+	snprintf(el, EL_LEN / 2, "%s", mpi->host);
+	snprintf(el + EL_LEN / 2, EL_LEN / 2, "%s", q->g.bus_id);
+	all_el = calloc((size_t)mpi->size, EL_LEN);
+	if (!all_el)
+		MPI_Abort(mpi->world, CC_EXIT_RUNTIME);
+	MPI_Allgather(el, EL_LEN, MPI_CHAR, all_el, EL_LEN, MPI_CHAR, mpi->world);
 	nbad = gemm_sdc_judge(sums, groups, mpi->size, exp, wrong);
 	if (grp < 0)
 		goto out;
@@ -831,11 +843,33 @@ static void sdc(struct gemm *q, struct lt_desc *l, int dt, const struct gemm_sha
 	json_object_set_new(rec, "checksum", json_sprintf("%016llx", mine));
 	json_object_set_new(rec, "expected", json_sprintf("%016llx", exp[mpi->rank]));
 	json_object_set_new(rec, "compared_with", json_integer(peers - 1));
-	json_object_set_new(rec, "wrong", json_integer(wrong[mpi->rank]));
+	json_object_set_new(rec, "wrong", json_integer(wrong[mpi->rank] != 0));
+	json_object_set_new(rec, "disagree", json_boolean(wrong[mpi->rank] == 2));
+	json_object_set_new(rec, "sms", json_integer(q->sms));
 	json_object_set_new(rec, "cluster_wrong", json_integer(nbad));
 	algo_fields(rec, &l->algo);
 	json_array_append_new(q->recs, rec);
-	if (wrong[mpi->rank]) {
+	if (wrong[mpi->rank] == 2) {
+		char msg[900], others[600] = "";
+		size_t n = 0;
+
+		/* no majority: name every GPU of the group, none is known to be the healthy one */
+		for (int r = 0; r < mpi->size && n < sizeof(others); r++)
+			if (r != mpi->rank && groups[r] == grp)
+				n += (size_t)snprintf(others + n, sizeof(others) - n, "%s%s %s",
+						      n ? ", " : "", all_el + (size_t)r * EL_LEN,
+						      all_el + (size_t)r * EL_LEN + EL_LEN / 2);
+		snprintf(msg, sizeof(msg), "silent data corruption: %s %s product (seed %d, the same "
+			 "algorithm on every %s): checksum %016llx and %s disagree with no majority; "
+			 "either may be wrong (run more GPUs of this model to tell)", dn, name, p_seed,
+			 q->name, mine, others);
+		log_error("GPU %s: %s", q->g.bus_id, msg);
+		json_array_append_new(q->recs, json_pack("{s:s, s:s, s:s, s:s, s:s, s:n, s:s, s:s, "
+			"s:s, s:b, s:s}", "type", "error", "kind", "probe", "name", "gemm", "test", "sdc",
+			"dtype", dn, "element", "host", mpi->host, "bus_id", q->g.bus_id,
+			"got", json_string_value(json_object_get(rec, "checksum")), "disagree", 1,
+			"message", msg));
+	} else if (wrong[mpi->rank]) {
 		char msg[700];
 
 		snprintf(msg, sizeof(msg), "silent data corruption: %s %s product (seed %d, the same "
@@ -849,6 +883,7 @@ static void sdc(struct gemm *q, struct lt_desc *l, int dt, const struct gemm_sha
 			"got", json_string_value(json_object_get(rec, "checksum")), "message", msg));
 	}
 out:
+	free(all_el);
 	free(sums);
 	free(exp);
 	free(groups);

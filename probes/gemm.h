@@ -75,9 +75,11 @@ unsigned long long gemm_fnv(const void *p, size_t n, unsigned long long h);
  * The silent-data-corruption verdict: sum[i] is GPU i's checksum, group[i]
  * its group (GPUs of one model, cuBLASLt and algorithm compute the same
  * bits; -1: no checksum). expected[i] gets the value most GPUs of the
- * group hold (ties: the lowest index's), wrong[i] 1 where sum[i] differs.
- * A group of one has nothing to compare with: expected = its own. Returns
- * how many differ.
+ * group hold, wrong[i] 1 where sum[i] differs. When no value has more
+ * votes than every other (two GPUs that disagree, a 2-2 split) no GPU can
+ * be named the wrong one: every GPU of the group gets wrong[i] 2
+ * ("disagree") and expected[i] its own sum. A group of one has nothing to
+ * compare with: expected = its own. Returns how many are wrong or disagree.
  */
 int gemm_sdc_judge(const unsigned long long *sum, const int *group, int n,
 		   unsigned long long *expected, int *wrong);

@@ -229,24 +229,33 @@ int gemm_sdc_judge(const unsigned long long *sum, const int *group, int n,
 	int bad = 0;
 
 	for (int i = 0; i < n; i++) {
-		int best = -1, best_votes = 0;
+		int best = -1, best_votes = 0, tie = 0;
 
 		wrong[i] = 0;
 		expected[i] = sum[i];
 		if (group[i] < 0)
 			continue;
-		/* the value most GPUs of the group hold; ties go to the lowest index */
+		/* the value most GPUs of the group hold, if one value has more votes than any other */
 		for (int k = 0; k < n; k++) {
 			int votes = 0;
 
-			if (group[k] != group[i])
+			if (group[k] != group[i] || (best >= 0 && sum[k] == sum[best]))
 				continue;
 			for (int j = 0; j < n; j++)
 				votes += group[j] == group[i] && sum[j] == sum[k];
 			if (votes > best_votes) {
 				best_votes = votes;
 				best = k;
+				tie = 0;
+			} else if (votes == best_votes) {
+				tie = 1;
 			}
+		}
+		if (tie) {
+			/* no majority (two GPUs that disagree): which one is wrong is not known */
+			wrong[i] = 2;
+			bad++;
+			continue;
 		}
 		expected[i] = sum[best];
 		wrong[i] = sum[i] != expected[i];

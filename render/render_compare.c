@@ -339,9 +339,41 @@ static void nodes_section(FILE *f, const struct markup *m, const json_t *doc)
 	}
 }
 
+/* the decision in words, from the ranking: the cheapest and the fastest eligible cluster, how many excluded */
+static void decision_words(char *buf, size_t len, const json_t *doc)
+{
+	const json_t *r = json_object_get(doc, "ranking");
+	const json_t *c0 = json_array_get(j_arr(r, "by_cost"), 0), *t0 = json_array_get(j_arr(r, "by_time"), 0);
+	size_t nx = json_array_size(j_arr(r, "excluded")), at = 0;
+	char cost[48], days[48], tdays[48];
+
+	buf[0] = '\0';
+	if (!c0 && !t0) {
+		snprintf(buf, len, "No cluster to rent as judged: none passes every required criterion with an "
+			 "estimate (%zu excluded, listed below with why).", nx);
+		return;
+	}
+	if (c0) {
+		fmt_value(cost, sizeof(cost), json_object_get(c0, "cost"));
+		fmt_value(days, sizeof(days), json_object_get(c0, "days"));
+		at = (size_t)snprintf(buf, len, "%s costs least (%s USD, %s days)", j_str(c0, "name"), cost, days);
+	}
+	if (t0 && at < len) {
+		fmt_value(tdays, sizeof(tdays), json_object_get(t0, "days"));
+		at += (size_t)snprintf(buf + at, len - at, "%s%s finishes first (%s days)", at ? "; " : "",
+				       j_str(t0, "name"), tdays);
+	}
+	if (at < len)
+		at += (size_t)snprintf(buf + at, len - at, ", among the clusters that pass every required criterion");
+	if (nx && at < len)
+		snprintf(buf + at, len - at, "; %zu excluded (below, with why).", nx);
+	else if (at < len)
+		snprintf(buf + at, len - at, ".");
+}
+
 static void compare_doc(FILE *f, const struct markup *m, const json_t *doc, const struct charts *c)
 {
-	char buf[64];
+	char words[1024], buf[64];
 
 	m->heading(f, 1, NULL, "Choosing between offers: cluster comparison");
 	m->p_open(f, NULL);
@@ -349,12 +381,18 @@ static void compare_doc(FILE *f, const struct markup *m, const json_t *doc, cons
 	put_esc(f, m->esc, "%s clusters compared; generated %s by ccreport %s.", buf,
 		j_str(doc, "generated_utc"), j_str(doc, "version"));
 	fputs(m->p_close, f);
-	clusters_section(f, m, doc);
+	/* the decision and the ranking first, the evidence after */
+	m->heading(f, 2, "decision", "Decision");
+	decision_words(words, sizeof(words), doc);
+	m->p_open(f, "decision");
+	put_esc(f, m->esc, "%s", words);
+	fputs(m->p_close, f);
 	ranking_section(f, m, doc);
-	strings_section(f, m, j_arr(doc, "differences"), "differences", "Differences, from the evidence");
-	criteria_section(f, m, doc);
 	workload_section(f, m, doc);
 	nodes_section(f, m, doc);
+	strings_section(f, m, j_arr(doc, "differences"), "differences", "Differences, from the evidence");
+	clusters_section(f, m, doc);
+	criteria_section(f, m, doc);
 	render_doc_charts(f, m, c);
 }
 
@@ -408,9 +446,11 @@ void compare_print(const json_t *doc, FILE *f)
 {
 	const json_t *r = json_object_get(doc, "ranking"), *e, *plan;
 	size_t i;
-	char b1[64], b2[64];
+	char b1[64], b2[64], b3w[1024];
 
 	tprint(f, "ccreport compare: %zu clusters", json_array_size(j_arr(doc, "clusters")));
+	decision_words(b3w, sizeof(b3w), doc);
+	tprint(f, "ccreport compare: %s", b3w);
 	json_array_foreach(j_arr(r, "by_cost"), i, e) {
 		fmt_value(b1, sizeof(b1), json_object_get(e, "cost"));
 		fmt_value(b2, sizeof(b2), json_object_get(e, "days"));

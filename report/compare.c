@@ -636,8 +636,7 @@ static json_t *differences(struct cmp_run *runs, int n, const json_t *wls, const
 			add_line(out, "the runs' workloads differ (%s): each cluster is estimated for its own; "
 				 "give -w KEY=VALUE to set one workload for all", list);
 	}
-	json_array_foreach(json_object_get(rank, "excluded"), i, e)
-		add_line(out, "%s is excluded: %s", j_str(e, "name"), j_str(e, "reason"));
+	/* the exclusions are said once, in the ranking (not again here) */
 	for (int k = 0; k < n; k++) {
 		const json_t *w = json_array_get(wls, k), *wi, *ri, *wo, *ro;
 		const char *rn = runs[ref].name, *xn = runs[k].name;

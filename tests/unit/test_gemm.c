@@ -118,6 +118,26 @@ static void test_checksum_and_sdc(void **unused)
 	/* a group of one has nothing to compare with; no checksum, no verdict */
 	assert_int_equal(wrong[4], 0);
 	assert_int_equal(wrong[5], 0);
+	/* two GPUs that disagree: neither is the majority, both are named (the higher index too) */
+	{
+		unsigned long long two[3] = { 5, 9, 4 }, e[3];
+		int g2[3] = { 0, 0, 1 }, w[3];
+
+		assert_int_equal(gemm_sdc_judge(two, g2, 3, e, w), 2);
+		assert_true(w[0] == 2 && w[1] == 2 && w[2] == 0);
+		assert_true(e[0] == 5 && e[1] == 9);
+	}
+	/* a 2-2 split: all four disagree; 3-1: the one is wrong */
+	{
+		unsigned long long four[4] = { 5, 9, 9, 5 }, e[4];
+		int g4[4] = { 0, 0, 0, 0 }, w[4];
+
+		assert_int_equal(gemm_sdc_judge(four, g4, 4, e, w), 4);
+		assert_true(w[0] == 2 && w[1] == 2 && w[2] == 2 && w[3] == 2);
+		four[3] = 9;
+		assert_int_equal(gemm_sdc_judge(four, g4, 4, e, w), 1);
+		assert_true(w[0] == 1 && e[0] == 9 && w[1] == 0);
+	}
 }
 
 static void test_window(void **unused)
