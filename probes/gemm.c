@@ -826,8 +826,8 @@ static void sdc(struct gemm *q, struct lt_desc *l, int dt, const struct gemm_sha
 	MPI_Allgather(&mine, 1, MPI_UNSIGNED_LONG_LONG, sums, 1, MPI_UNSIGNED_LONG_LONG, mpi->world);
 	MPI_Allgather(&grp, 1, MPI_INT, groups, 1, MPI_INT, mpi->world);
 	/* host and bus id of every rank, to name the GPUs of a group without a majority */
-	snprintf(el, EL_LEN / 2, "%s", mpi->host);
-	snprintf(el + EL_LEN / 2, EL_LEN / 2, "%s", q->g.bus_id);
+	snprintf(el, EL_LEN / 2, "%.*s", EL_LEN / 2 - 1, mpi->host);
+	snprintf(el + EL_LEN / 2, EL_LEN / 2, "%.*s", EL_LEN / 2 - 1, q->g.bus_id);
 	all_el = calloc((size_t)mpi->size, EL_LEN);
 	if (!all_el)
 		MPI_Abort(mpi->world, CC_EXIT_RUNTIME);
