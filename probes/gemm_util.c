@@ -143,7 +143,7 @@ double gemm_flops(const struct gemm_shape *s)
  * GPU datasheet (SXM: FP8 1979, BF16/FP16 989, TF32 495; PCIe: 1513, 756,
  * 378), H200 datasheet (the H100 SXM figures), A100 datasheet (BF16/FP16
  * 312, TF32 156; no FP8); the H100 SXM bf16 and fp8 figures are those
- * REFERENCE.md quotes from mamf-finder. First match wins: the GH200 and
+ * docs/sources.md quotes from mamf-finder. First match wins: the GH200 and
  * H100 NVL, whose figures are not checked here, stay unknown.
  */
 static const struct peak {

@@ -34,7 +34,7 @@ static const struct cc_param health_params[] = {
 
 int xid_critical(int code)
 {
-	/* azurehpc-health-checks azure_gpu_xid.nhc (REFERENCE.md, "GPU compute and health") */
+	/* azurehpc-health-checks azure_gpu_xid.nhc (docs/sources.md) */
 	static const int crit[] = { 48, 56, 57, 58, 62, 63, 64, 65, 68, 69, 73, 74, 79, 80, 81,
 				    92, 119, 120 };
 

@@ -278,7 +278,7 @@ t_check "terminal summary: the verdict, then the decision in words, the node to 
 
 # the shipped profiles and docs cite their sources inside the project (docs/sources.md), never a
 # file outside the repository; every source the profiles name in a comment is a row of docs/sources.md
-out=$(grep -rln 'shared/REFERENCE\|REFERENCE\.md' "$T_ROOT/docs" "$T_ROOT/profiles" "$T_ROOT/README.md")
+out=$(grep -rln 'shared/REFERENCE\|REFERENCE\.md' "$T_ROOT/docs" "$T_ROOT/profiles" "$T_ROOT/tests/report/profiles" "$T_ROOT/README.md")
 t_check "docs/ and profiles/ cite docs/sources.md, no file outside the repository (${out:-none})" test -z "$out"
 for src in azurehpc-health-checks AI-benchmarking-guide DCGM imbue-ai/cluster-health SuperBench gpu-fryer \
 	'Megatron-LM' 'NVIDIA/nccl #1264' 'nccl-tests #290' 'nccl-tests #309' mamf-finder 'stas00 ml-engineering'; do

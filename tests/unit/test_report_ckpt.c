@@ -44,7 +44,7 @@ static void test_steps(void **state)
 }
 
 /*
- * REFERENCE.md's case study: 2.3 TB written in 40 s, i.e. 57.5 GB/s. Every
+ * the case study in docs/sources.md: 2.3 TB written in 40 s, i.e. 57.5 GB/s. Every
  * 30 min (1800 s of training): 40 / 1840 = 0.0217391 of the wall time.
  */
 static void test_minutes(void **state)
