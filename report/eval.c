@@ -1258,6 +1258,8 @@ static const char *fix_text(const struct crit_state *s, char *buf, size_t len)
 	else if (s->skip_reason && !strncmp(s->skip_reason, "not built", 9))
 		snprintf(buf, len, "rebuild ccprobe with the dependency (`make` prints `features: ...`), "
 			 "then run `ccprobe %s`", name);
+	else if (c->fix)
+		snprintf(buf, len, "%s", c->fix);
 	else if (norate && c->probe && !strcmp(c->probe, "netpair"))
 		snprintf(buf, len, "set the link rate for ccprobe (`CCDIAG_LINK_RATE_MBIT`, Mb/s, "
 			 "docs/netpair.md) and run `ccprobe netpair` again");

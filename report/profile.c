@@ -34,28 +34,31 @@ static const struct metric {
 	enum sub sub;            /* what may follow: nothing, a statistic, any counter name */
 	const char *spread_of;   /* stats object whose cv is the measurement's spread */
 	enum better better;      /* which way is better */
+	const char *fix;         /* how the evidence is had when ccprobe has no probe that writes it */
 } metrics[] = {
-	{ "algbw_GBps", "GB/s", SUB_NONE, "time_us", HIGHER },
-	{ "busbw_GBps", "GB/s", SUB_NONE, "time_us", HIGHER },
-	{ "bw_GBps", "GB/s", SUB_NONE, "bw_stats_GBps", HIGHER },
-	{ "bw_Gbps", "Gb/s", SUB_NONE, "bw_stats_GBps", HIGHER },
-	{ "bw_stats_GBps", "GB/s", SUB_STAT, "bw_stats_GBps", HIGHER },
-	{ "counter_delta", "count", SUB_NAME, NULL, LOWER },
-	{ "dcgm", "count", SUB_NAME, NULL, LOWER },          /* dcgmi diag: failed, warned, level (docs/import.md) */
-	{ "drop_pct", "%", SUB_NONE, NULL, LOWER },          /* gemm sustained: first vs last 10 % */
-	{ "health", "count", SUB_NAME, NULL, LOWER },        /* gpuhealth: ECC, remaps, XIDs, ... */
-	{ "iops", "IOPS", SUB_NONE, NULL, HIGHER },           /* storage: small random reads */
-	{ "lat_us", "us", SUB_STAT, "lat_us", LOWER },
-	{ "ops_per_s", "ops/s", SUB_NONE, "ops_stats", HIGHER }, /* storage: metadata */
-	{ "pct_of_peak", "%", SUB_NONE, "tflops_stats", HIGHER },
-	{ "pct_of_rate", "%", SUB_NONE, "bw_stats_GBps", HIGHER },
-	{ "rate_GBps", "GB/s", SUB_NONE, NULL, HIGHER },
-	{ "temp_c", "C", SUB_STAT, NULL, LOWER },
-	{ "tflops", "TFLOP/s", SUB_NONE, "tflops_stats", HIGHER },
-	{ "tflops_stats", "TFLOP/s", SUB_STAT, "tflops_stats", HIGHER },
-	{ "throttle_samples", "count", SUB_NAME, NULL, LOWER },
-	{ "time_us", "us", SUB_STAT, "time_us", LOWER },
-	{ "wrong", "count", SUB_NONE, NULL, LOWER },
+	{ "algbw_GBps", "GB/s", SUB_NONE, "time_us", HIGHER, NULL },
+	{ "busbw_GBps", "GB/s", SUB_NONE, "time_us", HIGHER, NULL },
+	{ "bw_GBps", "GB/s", SUB_NONE, "bw_stats_GBps", HIGHER, NULL },
+	{ "bw_Gbps", "Gb/s", SUB_NONE, "bw_stats_GBps", HIGHER, NULL },
+	{ "bw_stats_GBps", "GB/s", SUB_STAT, "bw_stats_GBps", HIGHER, NULL },
+	{ "counter_delta", "count", SUB_NAME, NULL, LOWER, NULL },
+	/* dcgmi diag: failed, warned, level; imported only (report/import_dcgm.c) */
+	{ "dcgm", "count", SUB_NAME, NULL, LOWER, "import the output of `dcgmi diag -r 3 -j` run on each node "
+	  "(`ccreport import FILE -o run.jsonl`, or give the file to ccreport): ccprobe runs no DCGM diagnostics" },
+	{ "drop_pct", "%", SUB_NONE, NULL, LOWER, NULL },          /* gemm sustained: first vs last 10 % */
+	{ "health", "count", SUB_NAME, NULL, LOWER, NULL },        /* gpuhealth: ECC, remaps, XIDs, ... */
+	{ "iops", "IOPS", SUB_NONE, NULL, HIGHER, NULL },           /* storage: small random reads */
+	{ "lat_us", "us", SUB_STAT, "lat_us", LOWER, NULL },
+	{ "ops_per_s", "ops/s", SUB_NONE, "ops_stats", HIGHER, NULL }, /* storage: metadata */
+	{ "pct_of_peak", "%", SUB_NONE, "tflops_stats", HIGHER, NULL },
+	{ "pct_of_rate", "%", SUB_NONE, "bw_stats_GBps", HIGHER, NULL },
+	{ "rate_GBps", "GB/s", SUB_NONE, NULL, HIGHER, NULL },
+	{ "temp_c", "C", SUB_STAT, NULL, LOWER, NULL },
+	{ "tflops", "TFLOP/s", SUB_NONE, "tflops_stats", HIGHER, NULL },
+	{ "tflops_stats", "TFLOP/s", SUB_STAT, "tflops_stats", HIGHER, NULL },
+	{ "throttle_samples", "count", SUB_NAME, NULL, LOWER, NULL },
+	{ "time_us", "us", SUB_STAT, "time_us", LOWER, NULL },
+	{ "wrong", "count", SUB_NONE, NULL, LOWER, NULL },
 };
 static const char *const stats[] = { "min", "median", "mean", "max", "p99", "p999", NULL };
 static const char *const scopes[SC_N] = {
@@ -499,6 +502,7 @@ static int crit_key(struct parse *ps, struct criterion *c, const char *k, const 
 		c->unit = m->unit;
 		c->spread_of = m->spread_of;
 		c->higher = m->better == HIGHER;
+		c->fix = m->fix;
 		return 1;
 	}
 	if (!strcmp(k, "bound")) {

@@ -26,6 +26,7 @@ struct criterion {
 	int npath;
 	const char *unit;        /* "GB/s", "Gb/s", "us", "%", "count" */
 	const char *spread_of;   /* stats object whose cv is the spread, or NULL */
+	const char *fix;         /* from the metric table: how its evidence is had, or NULL (ccprobe PROBE) */
 	int scope;               /* enum rpt_scope */
 	long long size;          /* bytes, SIZE_PLATEAU or SIZE_ANY */
 	int ge;                  /* 1: value >= bound passes; 0: value <= bound */
