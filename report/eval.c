@@ -1446,6 +1446,8 @@ out:
 void eval_finish(struct eval *e)
 {
 	model_build(e);
+	step_build(e);
+	ckpt_build(e);
 	soak_build(e);
 	for (int i = 0; i < e->ncs; i++)
 		judge(e, &e->cs[i]);

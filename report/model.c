@@ -9,9 +9,7 @@
 #include "model.h"
 #include "estimate.h"
 #include "eval_state.h"
-#include "model_ckpt.h"
 #include "model_compute.h"
-#include "model_step.h"
 #include "profile.h"
 #include "record.h"
 #include "series.h"
@@ -812,6 +810,4 @@ void model_build(struct eval *e)
 	for (int i = 0; i < e->ncs; i++)
 		if (e->cs[i].c->derived == DERIVED_COMM)
 			judge_comm(&e->cs[i], e->estimate);
-	step_build(e);
-	ckpt_build(e);
 }

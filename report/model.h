@@ -6,12 +6,31 @@
  * scaling chart and the training estimate (docs/estimate.md).
  */
 
+#include <stddef.h>
+
 struct eval;
 struct rv;
+struct est_outputs;
+
+/* the shape a step measured, for the model (model.c: model_shape_estimate) */
+struct step_shape {
+	double params;             /* parameters of the model run */
+	double bytes_per_grad;     /* 4 fp32, 2 bf16 */
+	int ranks, nodes;          /* data-parallel ranks and the hosts they ran on */
+	double tokens_per_step;    /* tokens per rank x ranks */
+	double bucket_bytes;
+	double flops_per_rank;     /* measured: 6 x params x tokens per rank / compute alone */
+	double overlap;            /* measured or assumed, clamped to [0, 1] */
+};
 
 /* a fit record (kind "fit"); 0 or -1 on no memory */
 int model_note_fit(struct eval *e, const struct rv *r);
-/* builds e->scaling and e->estimate and feeds the derived criteria; before judging */
+/* builds e->scaling and e->estimate and feeds the comm criteria; before judging, and before
+ * step_build (model_step.h) and ckpt_build (model_ckpt.h), which read the estimate */
 void model_build(struct eval *e);
+
+/* the model on the measured shape; 0, or -1 with why (model_step.c uses it) */
+int model_shape_estimate(const struct eval *e, const struct step_shape *sh, struct est_outputs *out,
+			 char *why, size_t len);
 
 #endif

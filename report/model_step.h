@@ -11,30 +11,15 @@
  * Stalls (steps above 3x the median) and the rank the step waited for are
  * named; goodput is the productive share of the steps' time.
  */
+#include "model.h"
+
 #include <jansson.h>
 
-struct eval;
 struct rv;
-struct est_outputs;
-
-/* the shape a step measured, for the model (model.c: model_shape_estimate) */
-struct step_shape {
-	double params;             /* parameters of the model run */
-	double bytes_per_grad;     /* 4 fp32, 2 bf16 */
-	int ranks, nodes;          /* data-parallel ranks and the hosts they ran on */
-	double tokens_per_step;    /* tokens per rank x ranks */
-	double bucket_bytes;
-	double flops_per_rank;     /* measured: 6 x params x tokens per rank / compute alone */
-	double overlap;            /* measured or assumed, clamped to [0, 1] */
-};
 
 #define STEP_STALL_FACTOR 3.0   /* a step above this x the median is a stall */
 #define STEP_STEADY_CV 0.15     /* measured steps whose cv is above this are too noisy to compare */
 #define STEP_MAX_STEPS 100000   /* steps kept per source */
-
-/* the model on the measured shape; 0, or -1 with why (model.c) */
-int model_shape_estimate(const struct eval *e, const struct step_shape *sh, struct est_outputs *out,
-			 char *why, size_t len);
 
 /* a trainstep or torch_step record: kept for step_build; 0, or -1 on no memory */
 int step_note(struct eval *e, const struct rv *r);
