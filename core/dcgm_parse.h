@@ -2,8 +2,8 @@
 #define CCDIAG_DCGM_PARSE_H
 
 /*
- * core/dcgm_parse.c: `dcgmi diag -j` JSON to gpuhealth records, beneath both
- * ccreport's importer (report/import_dcgm.c) and ccprobe's dcgm probe. Plain
+ * core/dcgm_parse.c: `dcgmi diag -j` JSON to gpuhealth records, beneath
+ * ccreport's importer (report/import_dcgm.c), the one reader of dcgmi diag JSON. Plain
  * C over jansson: no MPI, CUDA or DCGM library.
  */
 #include <jansson.h>
