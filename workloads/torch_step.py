@@ -87,6 +87,8 @@ def main():
     ap.add_argument("--bucket", default="25M", help="DDP bucket_cap_mb as bytes (K/M/G) [25M]")
     ap.add_argument("--steps", type=int, default=8, help="timed steps [8]")
     ap.add_argument("--warmup", type=int, default=2, help="untimed steps first [2]")
+    ap.add_argument("--seconds", type=float, default=0,
+                    help="keep stepping until this many seconds of timed steps (a soak; at least --steps) [0]")
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads per rank [1]")
     ap.add_argument("--max-params", type=float, default=2.5e8,
                     help="a larger model is scaled down to this (the scale is recorded) [2.5e8]")
@@ -103,8 +105,10 @@ def main():
     for name in ("layers", "tokens", "seq", "steps", "threads"):
         if getattr(a, name) < 1:
             ap.error("--%s %d: expected 1 or more" % (name, getattr(a, name)))
-    if a.warmup < 0 or a.hidden < 0 or not (a.params >= 1) or not (a.deadline > 0):
-        ap.error("--warmup and --hidden are 0 or more, --params 1 or more, --deadline above 0")
+    if a.warmup < 0 or a.hidden < 0 or not (a.params >= 1) or not (a.deadline > 0) or \
+            not (0 <= a.seconds <= 86400):
+        ap.error("--warmup and --hidden are 0 or more, --params 1 or more, --deadline above 0, "
+                 "--seconds 0 to 86400")
 
     rank, size, local_rank = env_rank()
     t_start = time.time()
@@ -288,29 +292,42 @@ def main():
         return [float(z[0]) for z in all_t], [float(z[1]) for z in all_t]
 
     series = {"step": [], "compute": [], "comm": []}
-    failures, check_msg = 0, None
+    failures, check_msg, all_finite = 0, None, True
     flops = 6.0 * params * batch * seq
-    for i in range(a.warmup + a.steps):
+    max_steps = 100000
+    t_timed, i = None, 0
+    while True:
+        # every rank steps as long as rank 0 says so (--seconds: a soak measured in steps)
+        more = i < a.warmup + a.steps or (a.seconds > 0 and t_timed is not None and
+                                          time.time() - t_timed < a.seconds and i - a.warmup < max_steps)
+        flag = torch.tensor([1 if more else 0], device=dev if backend == "nccl" else "cpu")
+        dist.broadcast(flag, 0)
+        if not int(flag.item()):
+            break
+        if i == a.warmup:
+            t_timed = time.time()
         got = {}
         for mode in ("step", "compute", "comm"):
             got[mode] = run(mode)
-        if i < a.warmup:
+        i += 1
+        if i <= a.warmup:
             continue
-        k = i - a.warmup
+        k = i - 1 - a.warmup
         rank_t, losses = got["step"]
         st, co, cm = max(rank_t), max(got["compute"][0]), max(got["comm"][0])
         for m, val in (("step", st), ("compute", co), ("comm", cm)):
             series[m].append(val)
         finite = all(math.isfinite(v) for v in losses)
+        all_finite = all_finite and finite
         spread = max(losses) - min(losses)
         same = finite and spread <= 1e-5 * max(1.0, abs(losses[0]))
         if not same and failures == 0:
             failures = 1
             check_msg = ("step %d: losses %s across the data-parallel ranks (%s)"
                          % (k, "not finite" if not finite else "differ by %.3g" % spread, losses))
-        ex = st - co
+        ex = max(0.0, st - co)
         write("measurement", dict(base, test="step", step=k, step_s=st, compute_s=co, comm_alone_s=cm,
-                                  exposed_s=ex, overlap=(1 - ex / cm) if cm > 0 else None,
+                                  exposed_s=ex, overlap=max(0.0, 1 - ex / cm) if cm > 0 else None,
                                   flops_per_rank=flops / st, rank_step_s=rank_t,
                                   last_ready_rank=max(range(size), key=lambda r: got["compute"][0][r]),
                                   loss=losses[0] if finite else None, losses_agree=same,
@@ -327,17 +344,19 @@ def main():
         return {"n": len(v), "min": min(v), "median": med(v), "mean": mean, "max": max(v),
                 "cv": sd / mean if mean > 0 else 0.0}
 
-    ex = [s - c for s, c in zip(series["step"], series["compute"])]
-    ov = [1 - e / c if c > 0 else 0.0 for e, c in zip(ex, series["comm"])]
-    write("measurement", dict(base, test="summary", steps=a.steps, warmup=a.warmup,
+    ex = [max(0.0, s - c) for s, c in zip(series["step"], series["compute"])]
+    ov = [max(0.0, 1 - e / c) if c > 0 else 0.0 for e, c in zip(ex, series["comm"])]
+    write("measurement", dict(base, test="summary", steps=len(series["step"]), warmup=a.warmup,
                               step_s=med(series["step"]), compute_s=med(series["compute"]),
                               comm_alone_s=med(series["comm"]), exposed_s=med(ex), overlap=med(ov),
                               flops_per_rank=flops / med(series["step"]),
+                              compute_flops_per_rank=flops / med(series["compute"]),
                               step_stats_s=stats(series["step"]), compute_stats_s=stats(series["compute"]),
                               comm_stats_s=stats(series["comm"]), step_series_s=series["step"],
                               params=float(params), params_asked=asked, scale=params / asked,
                               buckets=len(comm_bufs), grad_bytes=grad_el * el_size,
-                              losses_agree=failures == 0))
+                              losses_agree=failures == 0, losses_finite=all_finite,
+                              comm="DDP's reducer: %s all_reduce of each bucket as autograd writes it" % backend))
     if failures:
         write("error", {"kind": "probe", "name": "torch_step", "test": "step", "message": check_msg})
         print("torch_step.py: " + check_msg, file=sys.stderr)

@@ -2,7 +2,8 @@
 # tests/gpu/run.sh: on a machine with NVIDIA GPUs, builds ccprobe and runs
 # every GPU probe (pcie, nvlink, hbm, gemm with gpuhealth before and after)
 # and an NCCL all_reduce sweep from 8 B to 1 GiB on one host, one rank per
-# GPU, then prints the figures with their units. Meant to finish in under 5 minutes on an 8-GPU host.
+# GPU, the trainstep proxy (and workloads/torch_step.py when torch with CUDA
+# imports here) on one rank, then prints the figures with their units. Meant to finish in under 5 minutes on an 8-GPU host.
 #
 #   tests/gpu/run.sh                 # all GPUs of this host
 #   NGPU=2 OUT=/tmp/gpu tests/gpu/run.sh
@@ -86,6 +87,58 @@ if [ "$NGPU" -ge 2 ]; then
 		echo "   ok: exit 4, timeout record names rank 1 as never started"
 	else
 		echo "   FAILED: exit $rc; $(jq -c 'select(.type == "timeout" or .type == "end")' "$OUT/hang.jsonl" 2>/dev/null | head -c 400)"
+		fail=1
+	fi
+fi
+
+# ---- the training step (docs/estimate.md, "Measured against a real step"): ccprobe
+# trainstep on one rank (cuBLASLt bf16 products, each bucket's ncclAllReduce on the
+# communication stream after its event), then workloads/torch_step.py on CUDA when an
+# interpreter here imports torch with CUDA; each well under 30 s of GPU time
+TS=(mpirun --oversubscribe --bind-to none -np 1)
+[ -z "${CCDIAG_FAKECUDA_GPUS:-}" ] || TS+=(-x LD_PRELOAD="$PWD/build/tests/libfakecuda.so"
+	-x LD_LIBRARY_PATH="$PWD/build/tests/fakecuda" -x CCDIAG_FAKECUDA_GPUS)
+TS_SHAPE=${TS_SHAPE:---train-params 1e8 --train-layers 8 --train-tokens 4096 --train-bucket 25M}
+echo "== trainstep: ccprobe -B nccl $TS_SHAPE --train-steps 10 --train-mem 8G trainstep (1 rank)"
+# shellcheck disable=SC2086
+timeout 120 "${TS[@]}" "$P" -B nccl $TS_SHAPE --train-steps 10 --train-mem 8G --timeout 60 \
+	-o "$OUT/trainstep.jsonl" trainstep >"$OUT/trainstep.out" 2>"$OUT/trainstep.err"
+rc=$?
+if [ "$rc" -eq 0 ] && jq -e -s 'any(.[]; .test == "summary" and .backend == "nccl") and
+	.[-1].status == "complete"' "$OUT/trainstep.jsonl" >/dev/null 2>&1; then
+	jq -r 'select(.test == "summary") | "trainstep  \(.ranks) rank(s), hidden \(.hidden), \(.layers) layers, \(.tokens_per_rank) tokens, \(.params / 1e6 | round) M params, \(.buckets) bucket(s): step \(.step_s * 1e3 * 100 | round / 100) ms (cv \(.step_stats_s.cv * 100 | round) %), compute alone \(.compute_s * 1e3 * 100 | round / 100) ms, comm alone \(.comm_alone_s * 1e3 * 100 | round / 100) ms, overlap \(.overlap * 100 | round) %, \(.compute_flops_per_rank / 1e12 | round) TFLOP/s per GPU (compute)\(if .transport then " [" + .transport + "]" else "" end)"' \
+		"$OUT/trainstep.jsonl"
+else
+	echo "   FAILED (exit $rc); see $OUT/trainstep.err:"
+	tail -5 "$OUT/trainstep.err"
+	jq -r 'select(.type == "skip" or .type == "error" or .type == "timeout") | "   \(.type): \(.reason // .message // .name)"' \
+		"$OUT/trainstep.jsonl" 2>/dev/null
+	fail=1
+fi
+tpy=""
+for py in $(command -v -a python3 2>/dev/null) /usr/bin/python3 /usr/local/bin/python3; do
+	if [ -x "$py" ] && timeout 120 "$py" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' \
+		>/dev/null 2>&1; then
+		tpy=$py
+		break
+	fi
+done
+if [ -n "${CCDIAG_FAKECUDA_GPUS:-}" ]; then
+	echo "== torch_step: skipped (the CUDA test double cannot run PyTorch)"
+elif [ -z "$tpy" ]; then
+	echo "== torch_step: skipped: no python3 here imports torch with CUDA available"
+else
+	echo "== torch_step: $tpy workloads/torch_step.py --params 1e8 --layers 8 --tokens 4096 --bucket 25M (1 rank, CUDA)"
+	timeout 240 mpirun --oversubscribe --bind-to none -np 1 "$tpy" workloads/torch_step.py --params 1e8 \
+		--layers 8 --tokens 4096 --seq 512 --bucket 25M --steps 10 --warmup 3 -o "$OUT/torch_step.jsonl" \
+		>"$OUT/torch_step.out" 2>"$OUT/torch_step.err"
+	rc=$?
+	if [ "$rc" -eq 0 ] && jq -e -s 'any(.[]; .test == "summary")' "$OUT/torch_step.jsonl" >/dev/null 2>&1; then
+		jq -r 'select(.test == "summary") | "torch_step \(.framework), \(.backend), \(.dtype), \(.ranks) rank(s), \(.params / 1e6 | round) M params: step \(.step_s * 1e3 * 100 | round / 100) ms (cv \(.step_stats_s.cv * 100 | round) %), compute alone \(.compute_s * 1e3 * 100 | round / 100) ms, comm alone \(.comm_alone_s * 1e3 * 100 | round / 100) ms, \(.compute_flops_per_rank // 0 / 1e12 | round) TFLOP/s per GPU (compute), losses agree \(.losses_agree); python \(.python)"' \
+			"$OUT/torch_step.jsonl"
+	else
+		echo "   FAILED (exit $rc); see $OUT/torch_step.err:"
+		tail -5 "$OUT/torch_step.err"
 		fail=1
 	fi
 fi
