@@ -118,7 +118,7 @@ FUZZ_SECONDS ?= 60
 FAKE_SRC := $(wildcard tests/fakes/fake*.c)
 FAKE_LIB := $(if $(filter yes,$(have_cuda)),$(B)/tests/libfakecuda.so)
 
-.PHONY: all test-bins check check-loaded demo install clean deps features bench bench-net fuzz asan bench-report bench-compare bench-ccdiag bench-isolate
+.PHONY: all test-bins check check-loaded demo install clean deps features bench bench-net fuzz asan bench-report bench-compare bench-ccdiag bench-isolate bench-train
 all: features $(B)/ccprobe $(B)/ccreport $(B)/ccdiag
 
 features:
@@ -255,6 +255,10 @@ bench: all
 bench-net: all
 	@scripts/bench_links.sh
 
+# the estimate against measured training steps on 4 emulated hosts (root): two shapes, twice
+bench-train: all
+	@scripts/bench_train.sh
+
 # ccdiag's plan model: the h100 plan at 2..1024 nodes; as root, estimate vs wall time
 bench-ccdiag: all
 	@scripts/bench_ccdiag.sh
@@ -280,6 +284,8 @@ install: all
 	install -m 755 $(B)/ccreport $(DESTDIR)$(PREFIX)/bin/ccreport
 	install -m 755 $(B)/ccdiag $(DESTDIR)$(PREFIX)/bin/ccdiag
 	install -m 755 scripts/emucluster $(DESTDIR)$(PREFIX)/share/ccdiag/scripts/
+	install -d $(DESTDIR)$(PREFIX)/share/ccdiag/workloads
+	install -m 755 workloads/torch_step.py $(DESTDIR)$(PREFIX)/share/ccdiag/workloads/
 	install -m 644 profiles/*.ini $(DESTDIR)$(PREFIX)/share/ccdiag/profiles/
 	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/ccdiag/
 

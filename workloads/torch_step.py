@@ -211,7 +211,10 @@ def main():
         write("error", {"kind": "probe", "name": "torch_step", "test": "init",
                         "message": "the %s backend did not join: %s" % (backend, why)})
         write("end", {"status": "complete", "failures": 1, "exit_code": 3})
-        return 3
+        if out:
+            out.close()
+        sys.stderr.flush()
+        os._exit(3)  # a half-joined process group can hang a normal exit
 
     class Block(nn.Module):
         def __init__(self):
@@ -361,8 +364,17 @@ def main():
         write("error", {"kind": "probe", "name": "torch_step", "test": "step", "message": check_msg})
         print("torch_step.py: " + check_msg, file=sys.stderr)
     write("end", {"status": "complete", "failures": failures, "exit_code": 1 if failures else 0})
-    dist.destroy_process_group()
-    return 1 if failures else 0
+    # every rank here, then out at once: tearing gloo's process group down has hung at exit on
+    # a loaded machine (the records are written; nothing is left to wait for)
+    try:
+        dist.barrier()
+    except Exception:  # noqa: BLE001
+        pass
+    if out:
+        out.close()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(1 if failures else 0)
 
 
 if __name__ == "__main__":
