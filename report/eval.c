@@ -1304,6 +1304,7 @@ static void judge(struct eval *e, struct crit_state *s)
 	char *missing = NULL, *partial = NULL, *also = NULL, *odd = NULL, *t;
 	/* what an element is, in the reason */
 	const char *what = c->derived == DERIVED_SCALING ? "node count" :
+			   c->derived == DERIVED_STEP && !strcmp(c->metric, "framework_ready") ? "framework step" :
 			   c->derived && c->derived != DERIVED_SOAK ? "estimate" : rpt_scope_name(c->scope);
 
 	s->failures = json_array();
