@@ -371,7 +371,7 @@ static void from_measured(struct eval *e, const json_t *entry)
  * The framework's readiness, from what torch_step recorded: every rank joined
  * the backend within the deadline, the steps ran, the losses were finite and
  * identical across the data-parallel ranks. The value is how many of the
- * four failed; which ones go in the caveat. A framework that never ran (the
+ * four failed; which ones name the element. A framework that never ran (the
  * train phase not run: no framework on the hosts) has no value, and says why.
  */
 static void judge_ready(struct eval *e, struct crit_state *cs)
@@ -427,9 +427,15 @@ static void judge_ready(struct eval *e, struct crit_state *cs)
 		cs->fake++;
 		return;
 	}
-	eval_add_value(cs, "torch_step", bad);
-	if (bad && !cs->caveat)
-		cs->caveat = strdup(what);
+	/* the checks that failed name the element: a failure says which */
+	if (bad) {
+		char el[480];
+
+		snprintf(el, sizeof(el), "torch_step (%s)", what);
+		eval_add_value(cs, el, bad);
+	} else {
+		eval_add_value(cs, "torch_step", 0);
+	}
 }
 
 void step_build(struct eval *e)

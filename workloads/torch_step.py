@@ -21,6 +21,8 @@ must be the same: finite and identical across the data-parallel ranks is the che
 
 Exit codes: 0 ran (the records judge it), 1 the check failed (a loss not finite or
 ranks disagreeing), 2 usage, 3 could not run (no torch, the backend did not join).
+CCPROBE_FAULT=seed:RANK feeds rank RANK other tokens, so the losses differ (tests).
+--seconds S keeps stepping for S seconds of timed steps (a soak: goodput, stalls).
 Launch (docs/estimate.md, "Measured against a real step"):
   mpirun -np 4 -H a,b,c,d /usr/bin/python3 workloads/torch_step.py --master a \\
       --params 1e6 --layers 4 --tokens 512 --bucket 262144 -o torch.jsonl
@@ -254,7 +256,9 @@ def main():
     params = sum(p.numel() for p in model.parameters())
     ddp = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=bucket / 2**20)
     opt = torch.optim.SGD(ddp.parameters(), lr=1e-4)
-    gen = torch.Generator().manual_seed(7)  # the same tokens on every rank: losses must agree
+    # the same tokens on every rank: losses must agree (CCPROBE_FAULT=seed:RANK: that rank's differ, a test)
+    fault = os.environ.get("CCPROBE_FAULT", "")
+    gen = torch.Generator().manual_seed(8 if fault == "seed:%d" % rank else 7)
     tokens = torch.randint(0, vocab, (batch, seq + 1), generator=gen).to(dev)
     x, y = tokens[:, :-1], tokens[:, 1:]
     grad_el = sum(p.numel() for p in model.parameters() if p.requires_grad)
