@@ -69,6 +69,10 @@ static const char usage_text[] =
 "                           for DURATION in all (shared among them; 90s, 10m, 1h30m),\n"
 "                           one sample per second (-- --soak-interval SEC to change)\n"
 "  -q, --quiet              no progress lines (the plan, phase lines and verdict stay)\n"
+"A profile with a [workload] gets two train phases last: ccprobe trainstep and the\n"
+"framework's step (workloads/torch_step.py, PyTorch DDP) on the workload's shape, run by\n"
+"the first python3 that imports torch (CCDIAG_PYTHON to choose); without it the train\n"
+"phase is recorded not run, with the reason. Under --soak each steps for DURATION / 4.\n"
 "Launch (one of; default: inside Slurm when SLURM_JOB_ID is set, else this host):\n"
 "  -H, --host LIST          hosts a,b,c through mpirun (each must answer first)\n"
 "      --hosts FILE         hosts, one per line (# comments)\n"
@@ -465,7 +469,7 @@ static char *quick_profile(const char *path, const struct strv *keep)
 static void not_run(const struct plan *pl, int k, const char *path, const char *why)
 {
 	const struct plan_phase *ph = &pl->ph[k];
-	static const char *const kinds[] = { "probe", "collective", "soak" };
+	static const char *const kinds[] = { "probe", "collective", "soak", "probe" };  /* by plan_kind */
 	char t[32], *r;
 	time_t ts = now();
 	FILE *f;

@@ -252,35 +252,35 @@ static int link_check(struct ts *t, double *pair)
 }
 
 /*
- * The rank whose links are slow: for each rank the median of its transfers
- * (sent and received); named when that median is above twice every other
- * rank's. -1 when none stands out.
+ * The rank whose links are slow: a slow host's every transfer is slow, each
+ * other rank (with 3 ranks or more) has one that does not involve it. For
+ * each rank its fastest transfer, sent or received; named when that is
+ * above twice every other rank's fastest. -1 when none stands out.
  */
 static int slow_links(const double *pair, int n, double *mine, double *others)
 {
-	double v[2 * 64], med[64];
 	int top = 0;
+	double *best = calloc((size_t)n, sizeof(double));
 
-	if (n < 3 || n > 64)
+	if (n < 3 || !best) {
+		free(best);
 		return -1;
+	}
 	for (int r = 0; r < n; r++) {
-		int k = 0;
-
+		best[r] = INFINITY;
 		for (int p = 0; p < n; p++)
-			if (p != r) {
-				v[k++] = pair[r * n + p];
-				v[k++] = pair[p * n + r];
-			}
-		med[r] = stats_median(v, (size_t)k);
-		if (med[r] > med[top])
+			if (p != r)
+				best[r] = fmin(best[r], fmin(pair[r * n + p], pair[p * n + r]));
+		if (best[r] > best[top])
 			top = r;
 	}
-	*mine = med[top];
+	*mine = best[top];
 	*others = 0;
 	for (int r = 0; r < n; r++)
 		if (r != top)
-			*others = fmax(*others, med[r]);
-	return med[top] > 2 * *others ? top : -1;
+			*others = fmax(*others, best[r]);
+	free(best);
+	return *mine > 2 * *others ? top : -1;
 }
 
 static int trainstep_run(struct cc_run *run)

@@ -27,7 +27,15 @@ t_check "degraded host: the report fails netpair_bw on node2's links and the dia
 	jq -e '.verdict == "fail" and ([.criteria[] | select(.id == "netpair_bw") | .verdict] == ["fail"]) and
 		any(.diagnoses[]; .element == "node2" and .verdict == "bad")' "$out/report/summary.json"
 t_check "degraded host: the pairs phase line says what it found" \
-	grep -q '^ccdiag: phase 1/3 pairs: netpair: .*node node2 bad' "$T_TMP/emu.out"
+	grep -q '^ccdiag: phase 1/5 pairs: netpair: .*node node2 bad' "$T_TMP/emu.out"
+# issue 34: the train phases on the degraded cluster: the proxy's step, beside the estimate,
+# says which rank it waits for: node2's (its links); the framework's step ran or says why not
+t_check "degraded host: the train-proxy phase ran trainstep; the report says the step waits for node2" \
+	bash -c "grep -q '^ccdiag: phase 4/5 train-proxy: trainstep: ' '$T_TMP/emu.out' &&
+		jq -e '.estimate.measured_steps[] | select(.source == \"trainstep\") | .waits_for.host == \"node2\"' '$out/report/summary.json' >/dev/null &&
+		grep -q 'the step waits for rank 2 on node2' '$out/report/report.md'"
+t_check "degraded host: the train phase ran the framework's step, or is recorded not run with the reason" \
+	bash -c "grep -qE '^ccdiag: phase 5/5 train: (torch_step: .*exit 0|not run: the framework is not present)' '$T_TMP/emu.out'"
 t_check "degraded host: no launcher banner on the terminal, it is in the phase's log" \
 	bash -c "! grep -q 'Primary job' '$T_TMP/emu.out' '$T_TMP/emu.err' && grep -q 'Primary job' '$out/phase-1-pairs.log'"
 t_check "degraded host: the drain list holds node2 alone, with the failed check and its value" \
