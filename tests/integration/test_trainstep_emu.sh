@@ -7,7 +7,8 @@
 # estimate given each step's measured compute and overlap must be within 25 % of that step,
 # asserted only when the measured steps are steady (cv <= 15 %): a noisy run says so (a skip)
 # instead of failing. Then node2's links at 100 Mb/s (emucluster --degrade): the step is
-# slower and the report names the rank it waits for. No speed is asserted. ~90 s.
+# slower and the report names the rank it waits for. No speed is asserted. ~90 s on a
+# quiet 2-core machine (167 s at load 10, most of it importing torch on 4 ranks).
 source "$(dirname "$0")/../lib.sh"
 P=$T_ROOT/build/ccprobe
 R=$T_ROOT/build/ccreport
@@ -29,7 +30,7 @@ if ! "$EMU" up 4 --rate 1gbit >"$T_TMP/up.log" 2>&1; then
 	exit
 fi
 # the model's busbw: an all_reduce sweep over both buckets
-timeout 120 "$EMU" mpirun -np 4 "$P" -q -b 128K -e 2M --time-per-size 0.3 -o "$T_TMP/ar.jsonl" all_reduce \
+timeout 120 "$EMU" mpirun -np 4 "$P" -q -b 128K -e 2M --time-per-size 0.25 -o "$T_TMP/ar.jsonl" all_reduce \
 	>"$T_TMP/ar.log" 2>&1
 t_check "all_reduce sweep, 128 KiB to 2 MiB" jq -e -s 'any(.[]; .name == "all_reduce" and .bytes == 1048576)' \
 	"$T_TMP/ar.jsonl"
@@ -38,14 +39,14 @@ t_check "all_reduce sweep, 128 KiB to 2 MiB" jq -e -s 'any(.[]; .name == "all_re
 shape() {
 	local n=$1 params=$2 tokens=$3 bucket=$4 rc trc=skipped
 	timeout 240 "$EMU" mpirun -np 4 "$P" -q -o "$T_TMP/ts$n.jsonl" --train-params "$params" --train-layers 4 \
-		--train-tokens "$tokens" --train-bucket "$bucket" --train-steps 6 --train-warmup 1 trainstep \
+		--train-tokens "$tokens" --train-bucket "$bucket" --train-steps 5 --train-warmup 1 trainstep \
 		>"$T_TMP/ts$n.log" 2>&1
 	rc=$?
 	t_check "shape $n: trainstep on 4 hosts: exit 0, a summary of its steps (exit $rc)" \
 		jq -e -s '[.[] | select(.test == "summary")] | length == 1' "$T_TMP/ts$n.jsonl"
 	if [ -n "$PY" ]; then
 		timeout 240 "$EMU" mpirun -np 4 "$PY" "$T_ROOT/workloads/torch_step.py" --master node0 \
-			--params "$params" --layers 4 --tokens "$tokens" --bucket "$bucket" --steps 6 --warmup 1 \
+			--params "$params" --layers 4 --tokens "$tokens" --bucket "$bucket" --steps 5 --warmup 1 \
 			-o "$T_TMP/torch$n.jsonl" >"$T_TMP/torch$n.log" 2>&1
 		trc=$?
 		t_check "shape $n: torch_step (DDP, gloo) on 4 hosts: exit 0, every rank joined, a summary (exit $trc)" \
@@ -89,7 +90,7 @@ if ! "$EMU" up 4 --rate 1gbit --degrade node2=100mbit >"$T_TMP/up2.log" 2>&1; th
 	exit
 fi
 timeout 240 "$EMU" mpirun -np 4 "$P" -q -o "$T_TMP/slow.jsonl" --train-params 2e6 --train-layers 4 \
-	--train-tokens 16 --train-bucket 1M --train-steps 4 --train-warmup 1 trainstep >"$T_TMP/slow.log" 2>&1
+	--train-tokens 16 --train-bucket 1M --train-steps 3 --train-warmup 1 trainstep >"$T_TMP/slow.log" 2>&1
 ssteps=$(jq -r 'select(.test == "summary") | .step_s' "$T_TMP/slow.jsonl")
 echo "FIGURE shape A healthy step $hsteps s, node2 at 100 Mb/s $ssteps s"
 t_check "node2 at 100 Mb/s: the step is slower than on the healthy cluster ($hsteps s -> $ssteps s)" \
