@@ -91,7 +91,7 @@ double ts_shape_bytes(long h, long L, long T, double act_size)
 }
 
 void ts_shape_of(struct ts_shape *s, double params, int hidden, int layers, int tokens, double mem,
-		 double act_size)
+		 double act_size, int mult)
 {
 	s->L = layers;
 	s->T = tokens;
@@ -99,6 +99,8 @@ void ts_shape_of(struct ts_shape *s, double params, int hidden, int layers, int 
 	s->params_asked = hidden ? 12.0 * s->h * s->h * s->L : params;
 	while (s->h > 8 && ts_shape_bytes(s->h, s->L, s->T, act_size) > mem)
 		s->h = (long)(s->h * 0.9);
+	if (mult > 1)
+		s->h = s->h < mult ? mult : s->h / mult * mult;
 	s->params = 12.0 * s->h * s->h * s->L;
 	s->scale = s->params / s->params_asked;
 	s->bytes = ts_shape_bytes(s->h, s->L, s->T, act_size);
@@ -129,7 +131,8 @@ static const struct ts_engine *engine_of(const struct cc_options *o)
 
 static void shape_for(const struct cc_options *o, struct ts_shape *s)
 {
-	ts_shape_of(s, p_params, p_hidden, p_layers, p_tokens, (double)p_mem, engine_of(o)->act_size);
+	ts_shape_of(s, p_params, p_hidden, p_layers, p_tokens, (double)p_mem, engine_of(o)->act_size,
+		    engine_of(o)->hidden_multiple);
 }
 
 /* about 3 runs (full, compute, comm) of warm-up + steps, at a nominal 20 GFLOP/s a rank and 1 Gb/s */

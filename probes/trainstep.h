@@ -26,9 +26,9 @@ struct ts_shape {
 /* Bytes one rank needs for hidden h, L layers, T tokens (weights and gradients fp32; act_size per activation element) */
 double ts_shape_bytes(long h, long L, long T, double act_size);
 
-/* The shape of the options, h reduced by 10 % steps until ts_shape_bytes fits mem */
+/* The shape of the options, h reduced by 10 % steps until ts_shape_bytes fits mem, then to a multiple of mult */
 void ts_shape_of(struct ts_shape *s, double params, int hidden, int layers, int tokens, double mem,
-		 double act_size);
+		 double act_size, int mult);
 
 /* One rank's step, as trainstep.c asks for it. */
 struct ts {
@@ -52,6 +52,7 @@ struct ts_engine {
 	const char *dtype;           /* of the products: "float", "bf16" */
 	const char *compute;         /* what runs the products, for the records */
 	double act_size;             /* bytes of an activation element */
+	int hidden_multiple;         /* hidden is rounded down to a multiple of this (0, 1: any) */
 	/* why this engine cannot run in this build, or NULL */
 	const char *missing;
 	/*
