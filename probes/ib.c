@@ -1348,7 +1348,7 @@ static json_t *gdr_record(struct ibctx *c, struct ib_rail *r, int rail, int gpu)
 	char why[400] = "", bdf[32] = "", gpath[PATH_MAX] = "";
 	struct pci_link gl;
 	int gnuma = -1, nnuma = c->hr.rail[rail].numa_node;
-	json_t *rec;
+	json_t *rec, *acs;
 
 	if (r->cfg.mem == IB_MEM_GPU)
 		path = r->reg_path;
@@ -1376,6 +1376,14 @@ static json_t *gdr_record(struct ibctx *c, struct ib_rail *r, int rail, int gpu)
 	json_object_set_new(rec, "pci_relation", gpath[0] && c->hr.rail[rail].sys_path[0] ?
 			    json_string(ib_pci_relation(gpath, c->hr.rail[rail].sys_path)) :
 			    json_null());
+	/* ACS redirect where it turns this pair's traffic back: the switch ports they meet below */
+	acs = bdf[0] && c->hr.rail[rail].bdf[0] ?
+	      pci_pair_acs_json(c->tp->root, bdf, c->hr.rail[rail].bdf) : json_null();
+	if (json_is_object(acs))
+		json_object_update(rec, acs);        /* acs_redirect, acs_ports, acs_note */
+	else
+		json_object_set_new(rec, "acs_redirect", json_null());
+	json_decref(acs);
 	return rec;
 }
 
