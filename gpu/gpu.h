@@ -208,6 +208,14 @@ json_t *gpu_emit(struct cc_run *run, json_t *mine);
 #ifdef HAVE_CUDA
 #include <cuda_runtime.h>
 
+/*
+ * A CUDA driver API function (cuModuleLoadData, cuCtxGetCurrent, ...): the
+ * process's own first (the test double, LD_PRELOADed, answers there), else
+ * libcuda.so.1's. NULL when neither has it, with why ("cannot load
+ * libcuda.so.1: ...", "the CUDA driver ... has no NAME") when why is given.
+ */
+void *gpu_driver_sym(const char *name, char *why, size_t len);
+
 /* Pinned host memory placed on one NUMA node (or wherever the kernel puts it). */
 struct gpu_host_buf {
 	void *p;

@@ -1268,11 +1268,11 @@ static void rail_cfg(struct ibctx *c, int rail, struct ib_rail_cfg *cfg)
 
 /*
  * Where an open rail's host regions live (bound to the NIC's NUMA node, or
- * not) and whether they were registered with relaxed ordering.
+ * not) and whether relaxed ordering was asked for and is in effect.
  */
 static json_t *setup_record(struct ibctx *c, struct ib_rail *r, int rail)
 {
-	int nnuma = c->hr.rail[rail].numa_node;
+	int nnuma = c->hr.rail[rail].numa_node, ro;
 	json_t *rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "kind", "probe",
 				"name", "ib", "test", "setup", "scope", "nic", "element", "",
 				"host", c->mpi->host, "nic", "", "rail", rail, "memory", p_mem);
@@ -1288,8 +1288,23 @@ static json_t *setup_record(struct ibctx *c, struct ib_rail *r, int rail)
 			    json_null());
 	json_object_set_new(rec, "numa_local", nnuma >= 0 ? json_boolean(r->host_numa == nnuma) :
 			    json_null());
-	json_object_set_new(rec, "relaxed_ordering", r->relaxed < 0 ? json_null() :
+	/*
+	 * relaxed ordering: asked for by every registration (libibverbs never
+	 * refuses the optional flag, so this alone proves nothing), allowed by
+	 * the NIC's PCIe Device Control register (the kernel clears the bit
+	 * below root ports that mishandle it; the driver then never marks a
+	 * write relaxed), and in effect only when both
+	 */
+	ro = c->hr.rail[rail].bdf[0] ? pci_relaxed_ordering(c->tp->root, c->hr.rail[rail].bdf) : -2;
+	json_object_set_new(rec, "relaxed_ordering_requested", r->relaxed < 0 ? json_null() :
 			    json_boolean(r->relaxed));
+	json_object_set_new(rec, "relaxed_ordering_pcie", ro >= 0 ? json_boolean(ro) : json_null());
+	json_object_set_new(rec, "relaxed_ordering", r->relaxed == 0 || ro == 0 || ro == -1 ?
+			    json_false() : r->relaxed == 1 && ro == 1 ? json_true() : json_null());
+	if (ro == -2)
+		json_object_set_new(rec, "relaxed_ordering_note", json_string(
+			"the NIC's PCIe Device Control register is unreadable (ccprobe not root): "
+			"whether relaxed ordering is in effect is unknown"));
 	return rec;
 }
 
