@@ -105,7 +105,7 @@ P=; R=
 if [ "$BUILD" = bundle ]; then
 	if [ -x "$B/bin/ccprobe" ]; then
 		. "$B/bundle.env"
-		command -v jq >/dev/null || export PATH="$PATH:$B/bin"
+		jq -n 1 >/dev/null 2>&1 || export PATH="$B/bin:$PATH"
 		P=$B/bin/ccprobe R=$B/bin/ccreport
 		# ccprobe links NCCL, which the bundle leaves to this host: find it
 		for d in "$(pylib nccl)" /usr/local/cuda/lib64 /usr/lib/x86_64-linux-gnu; do
@@ -216,7 +216,7 @@ fi
 
 say ""
 say "== figures ($RANKS GPU(s) measured; GB/s = 1e9 bytes/s, TB/s = 1e12; median of repetitions)"
-if ! command -v jq >/dev/null; then
+if ! jq -n 1 >/dev/null 2>&1; then
 	say "   jq missing: no figures printed; the records are in $RESULTS"
 	finish 1
 fi
