@@ -19,7 +19,9 @@
 # Where things go: every file in RESULTS (default results/gpu); when OUT is set (the
 # device machine's folder that comes back), summary.txt, env.txt, logs.txt, the three
 # records files and the report's summary.json are copied there too (7 files).
-# BUILD=auto (default: the bundle when build/gpu-bundle is here, else make), bundle, make.
+# BUILD=auto (default: the bundle when build/gpu-bundle is here, else make), bundle, make,
+# prebuilt (build/ccprobe and build/ccreport as they are, built on another machine;
+# CCDIAG_PREBUILT=1 says the same).
 # Without mpirun (the bundle), ccprobe runs as one MPI singleton rank: the first GPU.
 #
 # Exit status: 0 when every step ran and ended "complete" with no failure, 1 when a
@@ -99,6 +101,7 @@ pylib() {
 
 # ---- ccprobe: the carried bundle, or built here
 BUILD=${BUILD:-auto}
+[ -n "${CCDIAG_PREBUILT:-}" ] && BUILD=prebuilt
 B=$ROOT/build/gpu-bundle
 [ "$BUILD" = auto ] && { [ -x "$B/bin/ccprobe" ] && BUILD=bundle || BUILD=make; }
 P=; R=
@@ -120,6 +123,15 @@ if [ "$BUILD" = bundle ]; then
 		STEPS+=("build:bundle")
 	else
 		say "== build: BUILD=bundle but no $B (tests/gpu/bundle.sh makes it)"
+		STEPS+=("build:FAILED")
+	fi
+elif [ "$BUILD" = prebuilt ]; then
+	if [ -x build/ccprobe ] && [ -x build/ccreport ]; then
+		P=$ROOT/build/ccprobe R=$ROOT/build/ccreport
+		say "== prebuilt: $("$P" --version 2>&1 | head -1)"
+		STEPS+=("build:prebuilt")
+	else
+		say "== prebuilt: build/ccprobe or build/ccreport missing"
 		STEPS+=("build:FAILED")
 	fi
 else
