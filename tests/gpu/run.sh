@@ -99,6 +99,14 @@ pylib() {
 	python3 -c "import os, nvidia.$1 as m; print(os.path.join(list(m.__path__)[0], 'lib'))" 2>/dev/null
 }
 
+# ccprobe links NCCL, which a bundle or a binary built elsewhere leaves to this host: find it
+find_nccl() {
+	for d in "$(pylib nccl)" /usr/local/cuda/lib64 /usr/lib/x86_64-linux-gnu; do
+		ldd "$P" 2>/dev/null | grep -q 'libnccl.so.2 => not found' || break
+		[ -n "$d" ] && [ -e "$d/libnccl.so.2" ] && export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$d"
+	done
+}
+
 # ---- ccprobe: the carried bundle, or built here
 BUILD=${BUILD:-auto}
 [ -n "${CCDIAG_PREBUILT:-}" ] && BUILD=prebuilt
@@ -110,11 +118,7 @@ if [ "$BUILD" = bundle ]; then
 		. "$B/bundle.env"
 		jq -n 1 >/dev/null 2>&1 || export PATH="$B/bin:$PATH"
 		P=$B/bin/ccprobe R=$B/bin/ccreport
-		# ccprobe links NCCL, which the bundle leaves to this host: find it
-		for d in "$(pylib nccl)" /usr/local/cuda/lib64 /usr/lib/x86_64-linux-gnu; do
-			ldd "$P" 2>/dev/null | grep -q 'libnccl.so.2 => not found' || break
-			[ -n "$d" ] && [ -e "$d/libnccl.so.2" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$d"
-		done
+		find_nccl
 		if ldd "$P" 2>/dev/null | grep -q 'not found'; then
 			say "bundle: ccprobe lacks $(ldd "$P" | awk '/not found/ {print $1}' | tr '\n' ' ')-> ccprobe-nonccl (no NCCL step)"
 			P=$B/bin/ccprobe-nonccl
@@ -128,6 +132,7 @@ if [ "$BUILD" = bundle ]; then
 elif [ "$BUILD" = prebuilt ]; then
 	if [ -x build/ccprobe ] && [ -x build/ccreport ]; then
 		P=$ROOT/build/ccprobe R=$ROOT/build/ccreport
+		find_nccl
 		say "== prebuilt: $("$P" --version 2>&1 | head -1)"
 		STEPS+=("build:prebuilt")
 	else
