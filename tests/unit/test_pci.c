@@ -163,14 +163,25 @@ static void set_acs(const char *root, int rp, int usp, int dsp_a, int dsp_b)
 	}
 }
 
-/* a path's acs_redirect: 1 true, 0 false, -1 null */
-static int acs_of(const char *root, const char *bdf)
+/* acs_redirect of j (taken): 1 true, 0 false, -1 null */
+static int redirect_of(json_t *j)
 {
-	json_t *j = pci_path_json(root, bdf), *v = json_object_get(j, "acs_redirect");
+	json_t *v = json_object_get(j, "acs_redirect");
 	int r = json_is_true(v) ? 1 : json_is_false(v) ? 0 : -1;
 
 	json_decref(j);
 	return r;
+}
+
+/* a path's acs_redirect, and the GPU 18:00.0 - NIC 19:00.0 pair's */
+static int acs_of(const char *root, const char *bdf)
+{
+	return redirect_of(pci_path_json(root, bdf));
+}
+
+static int pair_of(const char *root)
+{
+	return redirect_of(pci_pair_acs_json(root, "0000:18:00.0", "0000:19:00.0"));
 }
 
 /*
@@ -230,30 +241,18 @@ static void test_pci_path_acs(void **state)
 	assert_true(json_is_true(json_object_get(json_array_get(json_object_get(j, "bridges"), 0),
 						 "p2p_redirect")));
 	json_decref(j);
-	j = pci_pair_acs_json(root, "0000:18:00.0", "0000:19:00.0");
-	assert_true(json_is_false(json_object_get(j, "acs_redirect")));
-	json_decref(j);
+	assert_int_equal(pair_of(root), 0);
 
 	/* only the upstream port: not flagged either */
 	set_acs(root, -1, 0x001d, 0x0001, 0x0001);
-	j = pci_pair_acs_json(root, "0000:18:00.0", "0000:19:00.0");
-	assert_true(json_is_false(json_object_get(j, "acs_redirect")));
-	json_decref(j);
-	j = pci_path_json(root, "0000:18:00.0");
-	assert_true(json_is_false(json_object_get(j, "acs_redirect")));
-	json_decref(j);
+	assert_int_equal(pair_of(root), 0);
+	assert_int_equal(acs_of(root, "0000:18:00.0"), 0);
 
 	/* the NIC's downstream port below the common ancestor: the pair is flagged, the GPU's path not */
 	set_acs(root, -1, 0x0001, 0x0001, 0x000d);
-	j = pci_pair_acs_json(root, "0000:18:00.0", "0000:19:00.0");
-	assert_true(json_is_true(json_object_get(j, "acs_redirect")));
-	json_decref(j);
-	j = pci_path_json(root, "0000:18:00.0");
-	assert_true(json_is_false(json_object_get(j, "acs_redirect")));
-	json_decref(j);
-	j = pci_path_json(root, "0000:19:00.0");
-	assert_true(json_is_true(json_object_get(j, "acs_redirect")));
-	json_decref(j);
+	assert_int_equal(pair_of(root), 1);
+	assert_int_equal(acs_of(root, "0000:18:00.0"), 0);
+	assert_int_equal(acs_of(root, "0000:19:00.0"), 1);
 
 	/* ACS off everywhere: no redirect */
 	set_acs(root, 0x0000, 0x0000, 0x0000, 0x0000);
