@@ -294,7 +294,7 @@ static json_t *step_entry(struct eval *e, const char *name, const json_t *s)
 		sh.backend = NULL;
 		sh.sync_s = comm;
 		snprintf(sh.sync_source, sizeof(sh.sync_source), "measured: the step's own buckets all-reduced "
-			 "alone (%s, comm alone), as no all_reduce sweep of %s was made", backend, backend);
+			 "alone (%s, comm alone); no all_reduce sweep of %s priced them: %.200s", backend, backend, why);
 		if (model_on(e, &sh, meas, j, "estimate", "error_pct", why, sizeof(why))) {
 			json_object_set_new(j, "made", json_false());
 			json_object_set_new(j, "reason", json_string(why));

@@ -213,6 +213,24 @@ t_check "local run: a results file and a log per phase, the report" \
 t_check "local run: the collectives phase ran under --time-per-size and its records carry the counts" \
 	jq -e -s '.[0].options.time_per_size_s == 2 and ([.[] | select(.type == "measurement")] | length > 0 and all(.reps >= 3))' \
 	"$out/phase-2-collectives-mpi.jsonl"
+# the train phases on this host, the framework absent (CCDIAG_PYTHON names an interpreter that
+# cannot import torch): the proxy runs, the framework's phase is recorded not run with the reason,
+# and the report's framework_ready says why, never a failure of the cluster
+out=$T_TMP/train
+CCDIAG_PYTHON=/bin/false "$D" run -p "$FX/train-local.ini" -o "$out" >"$T_TMP/train.out" 2>"$T_TMP/train.err"
+rc=$?
+t_check "train phases, no framework: the plan says why before anything runs" \
+	grep -qE '^  phase 2/2 train +torch_step +not run: the framework is not present: no python3 imports torch .*\(tried /bin/false' "$T_TMP/train.out"
+t_check "train phases, no framework: trainstep ran; the train phase is recorded not run with the reason (exit $rc)" \
+	bash -c "grep -q '^ccdiag: phase 1/2 train-proxy: trainstep: .*trainstep step [0-9.]* s' '$T_TMP/train.out' &&
+		jq -e -s '.[-1].status == \"not_run\" and (.[-1].reason | test(\"framework is not present\")) and
+			any(.[]; .type == \"skip\" and .kind == \"probe\" and .name == \"torch_step\")' '$out/phase-2-train.jsonl' >/dev/null"
+# (exit 4: on one rank nothing else is judged, and a pass needs a judged criterion)
+t_check "train phases, no framework: framework_ready not judged (optional), with the reason; no failure (exit $rc)" \
+	bash -c "[ $rc -ne 1 ] && jq -e '.verdict != \"fail\"' '$out/report/summary.json' >/dev/null &&
+		jq -e '.criteria[] | select(.id == \"framework_ready\") | .verdict != \"fail\" and
+		(.reason | test(\"did not run: not run: the framework is not present\"))' '$out/report/summary.json' >/dev/null"
+
 # a phase that cannot launch (netpair rejects --pair-time 0) is recorded; the next one runs
 out=$T_TMP/fail
 "$D" run -p "$FX/local-data.ini" -o "$out" -- --pair-time 0 >"$T_TMP/fail.out" 2>"$T_TMP/fail.err"
