@@ -558,6 +558,10 @@ static int trainstep_run(struct cc_run *run)
 const struct probe probe_trainstep = {
 	.name = "trainstep",
 	.summary = SUMMARY,
+#if !defined(HAVE_OPENBLAS) && !(defined(HAVE_CUDA) && defined(HAVE_CUBLASLT) && defined(HAVE_NCCL))
+	.missing = "built without OpenBLAS (libopenblas-dev: the host step) and without CUDA, cuBLASLt and "
+		   "NCCL (the GPU step)",
+#endif
 	.params = trainstep_params,
 	.phase = PHASE_TRAIN,
 	.estimate = trainstep_estimate,

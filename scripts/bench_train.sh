@@ -29,7 +29,7 @@ for py in $(type -P -a python3) /usr/bin/python3; do
 done
 echo "bench-train: load before: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min; $(nproc) CPUs)"
 "$EMU" up 4 --rate 1gbit >"$O/up.log" 2>&1 || { echo "emucluster up failed: $(tail -1 "$O/up.log")"; exit 1; }
-timeout 300 "$EMU" mpirun -np 4 "$P" -q -b 16K -e 2M --time-per-size 0.5 -o "$O/ar.jsonl" all_reduce >/dev/null 2>&1
+timeout 300 "$EMU" mpirun -np 4 "$P" -q -b 16K -e 2M -n 10 -w 2 -r 3 --time-per-size 0 -o "$O/ar.jsonl" all_reduce >/dev/null 2>&1
 jq -r 'select(.name == "all_reduce" and (.bytes == 262144 or .bytes == 1048576)) |
 	"sweep: all_reduce \(.bytes) B: busbw \(.busbw_GBps * 1000 | round / 1000) GB/s (cv \(.time_us.cv * 100 | round) %)"' "$O/ar.jsonl"
 printf '%-5s %-3s %-10s %10s %6s %10s %9s %9s %9s\n' shape run step measured_s cv estimate_s est/meas sync/alone overlap

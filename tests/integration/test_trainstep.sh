@@ -10,7 +10,15 @@ source "$(dirname "$0")/../lib.sh"
 P=$T_ROOT/build/ccprobe
 R=$T_ROOT/build/ccreport
 PROF=$T_ROOT/tests/fixtures/trainstep/step-local.ini
-if "$P" --list | grep -q '^trainstep.*not built'; then t_skip "trainstep not built (no OpenBLAS)"; t_done; exit; fi
+if "$P" --list | grep -q '^  trainstep .*not built'; then t_skip "trainstep not built"; t_done; exit; fi
+# the host step needs OpenBLAS: without it trainstep skips with the reason
+if ! "$P" --plan 1 trainstep >/dev/null 2>&1 || [ "$(mpirun --oversubscribe -np 1 "$P" -q -o "$T_TMP/probe.jsonl" \
+	--train-hidden 16 --train-tokens 8 --train-steps 1 --train-warmup 0 trainstep >/dev/null 2>&1;
+	jq -r 'select(.type == "skip") | .reason' "$T_TMP/probe.jsonl" 2>/dev/null)" != "" ]; then
+	t_skip "trainstep's host step not built: $(jq -r 'select(.type == "skip") | .reason' "$T_TMP/probe.jsonl" 2>/dev/null)"
+	t_done
+	exit
+fi
 f=$T_TMP/ts.jsonl
 mpirun --oversubscribe -np 2 "$P" -q -b 4K -e 1M --time-per-size 0.2 -o "$f" --train-hidden 96 \
 	--train-tokens 128 --train-bucket 256K --train-steps 4 all_reduce trainstep >"$f.log" 2>&1
