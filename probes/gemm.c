@@ -303,26 +303,6 @@ static void make_group(struct gemm *q)
 
 /* ------------------------------------------------------------------ one dtype */
 
-struct lt_desc {
-	cublasLtMatmulDesc_t op;
-	cublasLtMatrixLayout_t la, lb, lc;
-	cublasLtMatmulAlgo_t algo;
-	float alpha, beta;
-};
-
-static void desc_free(struct lt_desc *l)
-{
-	if (l->op)
-		cublasLtMatmulDescDestroy(l->op);
-	if (l->la)
-		cublasLtMatrixLayoutDestroy(l->la);
-	if (l->lb)
-		cublasLtMatrixLayoutDestroy(l->lb);
-	if (l->lc)
-		cublasLtMatrixLayoutDestroy(l->lc);
-	memset(l, 0, sizeof(*l));
-}
-
 /*
  * The descriptors of D = A^T B ("TN", the layout fp8 requires, used for
  * every dtype so they compare): A is k x m, B k x n, D m x n, column major.
@@ -858,7 +838,7 @@ static void run_dtype(struct gemm *q, int dt, int main_dtype, const struct gemm_
 			gpu_failed(q, "matmul", gemm_dtype_name(dt), "cannot describe the product to cuBLASLt");
 		if (!choose_algo(q, &l, dt, usable && ok) && !measure(q, &l, dt, &sh[i], &t) && i == 0)
 			t_main = t;
-		desc_free(&l);
+		lt_desc_free(&l);
 	}
 	MPI_Barrier(mpi->world);
 	watchdog_disarm();
@@ -882,7 +862,7 @@ static void run_dtype(struct gemm *q, int dt, int main_dtype, const struct gemm_
 		watchdog_arm("gemm sdc", json_pack("{s:s, s:s}", "kind", "probe", "probe", "gemm"));
 		sdc(q, &l, dt, &sh[0], usable && ok);
 		watchdog_disarm();
-		desc_free(&l);
+		lt_desc_free(&l);
 	}
 out:
 	if (usable)

@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
 
 #define LT_STR(x) #x
 #define LT_XSTR(x) LT_STR(x)
@@ -54,5 +55,18 @@ int lt_open(char *why, size_t len)
 #undef LT_SYM
 	state = 1;
 	return 0;
+}
+
+void lt_desc_free(struct lt_desc *l)
+{
+	if (l->op)
+		lt_cublasLtMatmulDescDestroy(l->op);
+	if (l->la)
+		lt_cublasLtMatrixLayoutDestroy(l->la);
+	if (l->lb)
+		lt_cublasLtMatrixLayoutDestroy(l->lb);
+	if (l->lc)
+		lt_cublasLtMatrixLayoutDestroy(l->lc);
+	memset(l, 0, sizeof(*l));
 }
 #endif

@@ -40,6 +40,17 @@ LT_FUNCS(LT_PTR_DECL)
 
 /* Sets every pointer above (once per process): 0, or -1 with why ("cannot load libcublasLt.so.N: ..."). */
 int lt_open(char *why, size_t len);
+
+/* One product's descriptors and the algorithm chosen for it. */
+struct lt_desc {
+	cublasLtMatmulDesc_t op;
+	cublasLtMatrixLayout_t la, lb, lc;
+	cublasLtMatmulAlgo_t algo;
+	float alpha, beta;
+};
+
+/* Destroys what l holds and zeroes it (a zeroed one is left as it is). */
+void lt_desc_free(struct lt_desc *l);
 #endif
 
 #endif

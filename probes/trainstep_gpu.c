@@ -40,13 +40,6 @@
 
 #define WORKSPACE ((size_t)32 << 20)   /* cuBLASLt workspace, as the gemm probe gives it */
 
-/* one product's descriptors: row-major C[m x n] = alpha op(A) op(B) + beta C */
-struct plan {
-	cublasLtMatmulDesc_t op;
-	cublasLtMatrixLayout_t la, lb, lc;
-	cublasLtMatmulAlgo_t algo;
-};
-
 /* the forward's 4 products, the backward's 8 */
 enum { F_QKV, F_O, F_1, F_2, B_DW2, B_DU, B_DW1, B_DA, B_DWO, B_DWQ, B_DN1, B_DN2, NPLAN };
 
@@ -60,7 +53,7 @@ struct gpu {
 	uint16_t *w, *x, *q, *a, *u, *dx, *dn, *du, *da;  /* bf16 */
 	float *g, *chk;                  /* gradients (fp32, backward order); the last bucket before its reduction */
 	cudaEvent_t e0, e1, ecomm, *eb;
-	struct plan p[NPLAN];
+	struct lt_desc p[NPLAN];          /* one per product: row-major C = alpha op(A) op(B) + beta C */
 	int comm_up;                     /* the nccl backend is initialised */
 };
 
@@ -109,7 +102,7 @@ static cudaError_t fill_bf16(uint16_t *d, size_t n, float r, unsigned long long 
 	return e;
 }
 
-static cublasStatus_t plan_make(struct gpu *gs, struct plan *p, int ta, int tb, long m, long n, long k,
+static cublasStatus_t plan_make(struct gpu *gs, struct lt_desc *p, int ta, int tb, long m, long n, long k,
 				int out32)
 {
 	cublasOperation_t opa = tb ? CUBLAS_OP_T : CUBLAS_OP_N, opb = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -155,22 +148,10 @@ out:
 	return st;
 }
 
-static void plan_free(struct plan *p)
-{
-	if (p->op)
-		cublasLtMatmulDescDestroy(p->op);
-	if (p->la)
-		cublasLtMatrixLayoutDestroy(p->la);
-	if (p->lb)
-		cublasLtMatrixLayoutDestroy(p->lb);
-	if (p->lc)
-		cublasLtMatrixLayoutDestroy(p->lc);
-}
-
 /* queues plan k: C = alpha op(A) op(B) + beta C on the compute stream */
 static int mm(struct gpu *gs, int k, const void *A, const void *B, float alpha, float beta, void *C)
 {
-	struct plan *p = &gs->p[k];
+	struct lt_desc *p = &gs->p[k];
 
 	return cublasLtMatmul(gs->lt, p->op, &alpha, B, p->la, A, p->lb, &beta, C, p->lc, C, p->lc, &p->algo,
 			      gs->ws, WORKSPACE, gs->cs) == CUBLAS_STATUS_SUCCESS ? 0 : -1;
@@ -369,7 +350,7 @@ static void tsg_close(struct ts *t)
 	if (gs->dev >= 0) {
 		cudaDeviceSynchronize();
 		for (int i = 0; i < NPLAN; i++)
-			plan_free(&gs->p[i]);
+			lt_desc_free(&gs->p[i]);
 		if (gs->lt)
 			cublasLtDestroy(gs->lt);
 		for (long b = 0; gs->eb && b < t->nb; b++)
