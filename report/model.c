@@ -731,6 +731,22 @@ static json_t *make_estimate(const struct eval *e)
 	return j;
 }
 
+/* the largest spread (cv, a fraction) of the series' records from lo to hi bytes; 0 when none */
+static double series_cv(const json_t *s, double lo, double hi)
+{
+	const json_t *pt;
+	size_t i;
+	double cv = 0;
+
+	json_array_foreach(json_object_get(s, "points"), i, pt) {
+		double b = json_number_value(json_array_get(pt, 0));
+
+		if (b >= lo && b <= hi)
+			cv = fmax(cv, json_number_value(json_array_get(pt, 2)) / 100);
+	}
+	return cv;
+}
+
 int model_shape_estimate(const struct eval *e, struct step_shape *sh, struct est_outputs *out,
 			 char *why, size_t len)
 {
@@ -751,6 +767,7 @@ int model_shape_estimate(const struct eval *e, struct step_shape *sh, struct est
 			fit = NULL;
 		if (bucket_busbw(s, fit, sh->bucket_bytes, &m, why, len))
 			return -1;
+		sh->sync_cv = series_cv(s, m.lo, m.hi);
 		snprintf(sh->sync_source, sizeof(sh->sync_source), "measured: all_reduce %s %s on %.0f node(s), "
 			 "%.0f rank(s), busbw at the bucket of %.0f B (and the tail at its size): %s",
 			 s_of(s, "backend") ?: "-", s_of(s, "dtype") ?: "-", n_of(s, "nodes"),

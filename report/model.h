@@ -24,6 +24,7 @@ struct step_shape {
 	const char *backend;       /* the all_reduce series that prices the sync: the step's backend */
 	double sync_s;             /* > 0: the sync as measured (no series), e.g. the step's comm alone */
 	char sync_source[400];     /* out: what priced the sync (a series) */
+	double sync_cv;            /* out: the largest spread (cv) of the series' records at the bucket; 0 for sync_s */
 };
 
 /* a fit record (kind "fit"); 0 or -1 on no memory */
