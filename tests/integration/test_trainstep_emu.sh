@@ -30,11 +30,11 @@ if ! "$EMU" up 4 --rate 1gbit >"$T_TMP/up.log" 2>&1; then
 	exit
 fi
 # the model's busbw: an all_reduce sweep over both buckets and the last, partial ones (48 KiB, 635 KiB),
-# 10 operations a repetition: one operation after a barrier times the ranks' skew in leaving it too
+# 5 operations a repetition: one operation after a barrier times the ranks' skew in leaving it too
 # (at load 10 that read 2.4x a step's buckets all-reduced back to back)
-timeout 120 "$EMU" mpirun -np 4 "$P" -q -b 16K -e 2M -n 10 -w 2 -r 3 --time-per-size 0 -o "$T_TMP/ar.jsonl" all_reduce \
+timeout 120 "$EMU" mpirun -np 4 "$P" -q -b 32K -e 2M -n 5 -w 1 -r 3 --time-per-size 0 -o "$T_TMP/ar.jsonl" all_reduce \
 	>"$T_TMP/ar.log" 2>&1
-t_check "all_reduce sweep, 16 KiB to 2 MiB" jq -e -s 'any(.[]; .name == "all_reduce" and .bytes == 1048576)' \
+t_check "all_reduce sweep, 32 KiB to 2 MiB" jq -e -s 'any(.[]; .name == "all_reduce" and .bytes == 1048576)' \
 	"$T_TMP/ar.jsonl"
 
 # shape NAME PARAMS TOKENS BUCKET: trainstep and torch_step of one shape, then ccreport
