@@ -36,10 +36,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef CCDIAG_GIT
-#define CCDIAG_GIT "unknown"
-#endif
-
 #define EXIT_BAD_INPUT 2
 #define EMU_STORAGE_DIR "/run/ccdiag-emu/storage"  /* where emucluster --storage mounts the volume */
 
@@ -472,9 +468,10 @@ static void not_run(const struct plan *pl, int k, const char *path, const char *
 	unlink(path);
 	f = fopen(path, "wx");
 	if (f) {
-		rec = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:[]}", "type", "run",
+		rec = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:[]}", "type", "run",
 				"schema", 1, "run_id", "0000000000000000", "start_utc", t, "tool", "ccdiag",
-				"version", CCDIAG_VERSION, "phase", ph->name, "world_size", 0, "nodes", g.nodes,
+				"version", CCDIAG_VERSION, "commit", ccdiag_commit, "phase", ph->name,
+				"world_size", 0, "nodes", g.nodes,
 				"hosts");
 		json_dumpf(rec, f, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		fputc('\n', f);
@@ -1016,7 +1013,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
-		printf("ccdiag %s (git %s)\n", CCDIAG_VERSION, CCDIAG_GIT);
+		printf("ccdiag %s (git %s)\n", CCDIAG_VERSION, ccdiag_commit);
 		return 0;
 	}
 	if (!strcmp(argv[1], "drain-list"))
