@@ -50,12 +50,13 @@ if [ "$rc" -ne 0 ] || [ ${#debs[@]} -ne 1 ] || [ ! -f "${debs[0]}" ]; then
 fi
 t_pass "make deb: $(grep '^deb: /' "$T_TMP/deb.out" | sed 's/^deb: //; s/;.*//')"
 # apt reads a local package as its own user (_apt): a folder it can enter
-pub=$(mktemp -d /tmp/ccdiag-deb.XXXXXX)
-chmod 755 "$pub"
-cp "${debs[0]}" "$pub/"
-chmod 644 "$pub"/*.deb
+if ! t_user_copy "${debs[0]}"; then
+	t_fail "cannot copy the package into a folder under /tmp"
+	t_done
+	exit
+fi
+pub=$T_PUB
 deb=$(basename "${debs[0]}")
-trap 'rm -rf "$T_TMP" "$pub"' EXIT
 
 commit=$("$T_ROOT/scripts/version.sh" commit)
 version=$("$T_ROOT/scripts/version.sh" version)
@@ -117,7 +118,7 @@ purge_all() {
 		DEBIAN_FRONTEND=noninteractive apt-get purge -y -q -o DPkg::Lock::Timeout=300 $extra >>"$T_TMP/purge.out" 2>&1
 	fi
 }
-trap 'purge_all; rm -rf "$T_TMP" "$pub"' EXIT
+trap 'purge_all; rm -rf "$T_TMP" "$T_PUB"' EXIT
 trap 'exit 130' INT TERM
 
 # ---- install, as a user would
@@ -197,6 +198,6 @@ t_check "purged: the folders that were there before are still there${left:+ (gon
 pkgs >"$T_TMP/pkgs.after"
 t_check "purged: the dpkg database lists the same packages as before$(diff "$T_TMP/pkgs.before" "$T_TMP/pkgs.after" | grep '^[<>]' | head -n 3 | tr '\n' ' ')" \
 	cmp -s "$T_TMP/pkgs.before" "$T_TMP/pkgs.after"
-trap 'rm -rf "$T_TMP" "$pub"' EXIT
+trap 'rm -rf "$T_TMP" "$T_PUB"' EXIT
 echo "package test: $((SECONDS - T0)) s from make deb to purge"
 t_done
