@@ -9,6 +9,8 @@
 #   CCDIAG_FAKECUDA_GPUS=2 NGPU=2 SIZES="-b 1M -e 4M" NCCL_MAX=1M GEMM_SHAPES=256 GEMM_SECONDS=1 tests/gpu/run.sh
 #                                    # a dry run of this script under the CUDA test double
 #                                    # (tests/fakes/fake.h): its figures are not measurements
+#   CCDIAG_PREBUILT=1 tests/gpu/run.sh   # use build/ccprobe and build/ccreport as they are (built
+#                                    # on another machine), without make
 #
 # Exit status: 0 when every step ran and ended "complete" with no failure,
 # 1 when a step failed, 2 when there is no GPU here.
@@ -37,9 +39,15 @@ export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1} OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader
 export OMPI_MCA_osc=${OMPI_MCA_osc:-^ucx} OMPI_MCA_btl_base_warn_component_unused=0
 
 t0=$(date +%s)
-echo "== build"
-make -j"$(nproc)" USE_CUDA=yes build/ccprobe build/ccreport 2>&1 | tail -3
-[ "${PIPESTATUS[0]}" -eq 0 ] || { echo "build failed"; exit 1; }
+if [ -n "${CCDIAG_PREBUILT:-}" ]; then
+	# binaries built elsewhere (a machine without the build's packages): use them as they are
+	echo "== prebuilt: $(build/ccprobe --version 2>&1 | head -1)"
+	[ -x build/ccprobe ] && [ -x build/ccreport ] || { echo "CCDIAG_PREBUILT set but build/ccprobe or build/ccreport missing"; exit 1; }
+else
+	echo "== build"
+	make -j"$(nproc)" USE_CUDA=yes build/ccprobe build/ccreport 2>&1 | tail -3
+	[ "${PIPESTATUS[0]}" -eq 0 ] || { echo "build failed"; exit 1; }
+fi
 P=build/ccprobe
 MPI=(mpirun --oversubscribe --bind-to none -np "$NGPU")
 if [ -n "${CCDIAG_FAKECUDA_GPUS:-}" ]; then
