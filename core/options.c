@@ -377,11 +377,13 @@ void options_usage(FILE *f, const struct cc_param *const *params)
 	fprintf(f,
 		"\n"
 		"Units: GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s, us = microseconds.\n"
+		"\n"
 		"Exit codes: 0 all measurements ran and checked out; 1 a measurement failed\n"
 		"(wrong data, an error record, or a probe named a bad node or link); 2 bad\n"
 		"command line; 3 setup failed (results file, MPI, memory) or the results file\n"
 		"could not be written (the run stops at once); 4 a measurement passed its\n"
 		"deadline; 5 interrupted.\n"
+		"\n"
 		"ccprobe %s (git %s)\n", CCDIAG_VERSION, ccdiag_commit);
 }
 

@@ -70,6 +70,9 @@ if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
 	SOURCE_DATE_EPOCH=$(git -C "$(dirname "$0")/.." log -1 --format=%ct 2>/dev/null || :)
 	if [ -n "$SOURCE_DATE_EPOCH" ]; then export SOURCE_DATE_EPOCH; else unset SOURCE_DATE_EPOCH; fi
 fi
-help2man -N --no-discard-stderr -n "$name" -i "$tmp/include" -o "$out.tmp" "$tmp/$prog" >/dev/null 2>&1 ||
+# the footer names the program and version, the first two words of --version (the
+# commit after them would run into the date at 80 columns)
+src=$("$bin" --version 2>/dev/null | head -n 1 | cut -d ' ' -f 1-2)
+help2man -N --no-discard-stderr -n "$name" -S "$src" -i "$tmp/include" -o "$out.tmp" "$tmp/$prog" >/dev/null 2>&1 ||
 	{ echo "mkman.sh: help2man failed on $bin" >&2; rm -f "$out.tmp"; exit 2; }
 mv "$out.tmp" "$out"
