@@ -259,27 +259,3 @@ int dcgm_record_name(json_t *rec, const char *host)
 	return json_object_set_new(rec, "host", json_string(host)) ||
 	       json_object_set_new(rec, "element", json_string(el)) ? -1 : 0;
 }
-
-void dcgm_host_of(const char *file, char *host, size_t len)
-{
-	static const char *const suffixes[] = { ".json", ".jsonl", ".txt", ".log", ".out", ".dcgm",
-						"-dcgm", "_dcgm", ".diag", "-diag", "_diag", NULL };
-	const char *b = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-	int cut = 1;
-
-	snprintf(host, len, "%s", *b ? b : "host");
-	while (cut) {
-		size_t n = strlen(host);
-
-		cut = 0;
-		for (int i = 0; suffixes[i]; i++) {
-			size_t s = strlen(suffixes[i]);
-
-			if (n > s && !strcasecmp(host + n - s, suffixes[i])) {
-				host[n - s] = '\0';
-				cut = 1;
-				break;
-			}
-		}
-	}
-}

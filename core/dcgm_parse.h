@@ -28,7 +28,5 @@ int dcgm_diag_parse(const json_t *doc, struct dcgm_diag *d, char *err, size_t le
 void dcgm_diag_free(struct dcgm_diag *d);
 /* sets rec's host and element HOST/gpuN from its "gpu"; -1 out of memory */
 int dcgm_record_name(json_t *rec, const char *host);
-/* the host a saved output names in its file name: "logs/node07.dcgm.json" -> "node07" */
-void dcgm_host_of(const char *file, char *host, size_t len);
 
 #endif
