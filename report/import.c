@@ -19,7 +19,7 @@
 
 /* the only list of importers: recognised in this order (keep the JSON ones first) */
 const struct importer *const importers[] = {
-	&import_dcgm, &import_fio, &import_ior, &import_nccltests, &import_perftest, NULL,
+	&import_dcgm, &import_fio, &import_ior, &import_nccltests, &import_nvbandwidth, &import_perftest, NULL,
 };
 
 int imp_fail(struct imp *im, long line, const char *fmt, ...)
