@@ -396,6 +396,18 @@ int import_buffer(const char *buf, size_t size, const char *name, const char *fr
 		json_decref(doc);
 		doc = NULL;
 	}
+	/* --from a tool whose output this is not: say so, and whose it looks like */
+	if (imp && !imp->detect(buf, size, doc)) {
+		const struct importer *like = NULL;
+
+		for (int i = 0; !like && importers[i]; i++)
+			if (importers[i]->detect(buf, size, doc))
+				like = importers[i];
+		json_decref(doc);
+		snprintf(err, len, "%s:1: not %s output (--from %s)%s%s%s", name, imp->name, imp->name,
+			 like ? ": it looks like " : "", like ? like->name : "", like ? "'s" : "");
+		return -1;
+	}
 	for (int i = 0; !imp && importers[i]; i++)
 		if (importers[i]->detect(buf, size, doc))
 			imp = importers[i];

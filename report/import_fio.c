@@ -182,6 +182,9 @@ static int job_dir(struct st *st, const json_t *job, int jobno, int host, const 
 				"JSON output?)", name ?: "?", dir);
 	if (bytes == 0)
 		return 0;       /* this job did not do I/O this way */
+	/* before fio 2.21 "io_bytes" counted KiB (and "io_kbytes" did not exist) */
+	if (!json_object_get(d, "io_kbytes"))
+		bytes *= 1024;
 	if (rt == 0)
 		return imp_fail(im, line, "fio job '%s': %.0f bytes %s in a runtime of 0 ms", name ?: "?",
 				bytes, dir);
@@ -263,15 +266,15 @@ static json_t *record(const struct st *st, const struct grp *const *set, int n, 
 				 json_array_get(st->im->hosts, g->host), "name")));
 	else
 		snprintf(el, sizeof(el), "storage:%s", g->dir[0] ? g->dir : "unknown");
-	r = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:i, s:i, s:o}",
+	r = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:I, s:i, s:i, s:o}",
 		      "type", "measurement", "kind", "probe", "name", "storage", "test", g->test, "scope",
 		      scope, "element", el, "bw_GBps", bw, "iops", ios / (rt / 1e3), "time_s", rt / 1e3,
-		      "total_bytes", bytes, "ranks", jobs, "nodes", n, "job_bw_GBps", jb ?: json_array());
+		      "total_bytes", (json_int_t)bytes, "ranks", jobs, "nodes", n, "job_bw_GBps", jb ?: json_array());
 	if (!r)
 		return NULL;
 	if (!strcmp(scope, "node")) {
 		json_object_set_new(r, "host", json_string(el));
-		json_object_set_new(r, "node_bytes", json_real(bytes));
+		json_object_set_new(r, "node_bytes", json_integer((json_int_t)bytes));
 	}
 	json_object_set_new(r, "fio_group", json_integer(g->groupid));
 	if (g->bs > 0 && !g->bs_mixed)
@@ -373,9 +376,11 @@ static int fio_parse(struct imp *im, const json_t *doc)
 			/* the test its figures would have had: rw= names the direction that matters */
 			test_name(rw, rw && strstr(rw, "write") && !strstr(rw, "rw") ? "write" : "read", test,
 				  sizeof(test));
+			/* EILSEQ (84): what fio read back differed from what it wrote (verify=) */
 			snprintf(msg, sizeof(msg), "fio job '%s' (group %lld) on %s ended with error %lld (%s)",
 				 name, (long long)num(job, "groupid"),
 				 json_string_value(json_object_get(json_array_get(im->hosts, h), "name")), err,
+				 err == 84 ? "EILSEQ: the data check (verify=) found a block that differs" :
 				 strerror((int)err));
 			if (imp_record(im, json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:s}", "type", "error",
 						     "kind", "probe", "name", "storage", "test",

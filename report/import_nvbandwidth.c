@@ -198,10 +198,25 @@ static json_t *base(const char *probe, const char *test, const char *scope, cons
 			 key);
 }
 
+/* the record's "unknown": {METRIC: why}, the reason a criterion gives for an element without it */
+static void unknown(json_t *r, const char *metric, const char *why)
+{
+	json_t *u = json_object_get(r, "unknown");
+
+	if (!u) {
+		u = json_object();
+		json_object_set_new(r, "unknown", u);
+	}
+	json_object_set_new(u, metric, json_string(why));
+}
+
 static void set_value(json_t *r, const struct mat *m, double v, const char *why)
 {
+	if (!strcmp(probe_of(m->key), "pcie"))
+		unknown(r, "rate_GBps", "nvbandwidth prints no PCIe link rate (run `ccprobe pcie` to read the "
+			"link under load)");
 	if (isnan(v)) {
-		json_object_set_new(r, "unknown", json_pack("{s:s}", m->lat ? "lat_us" : "bw_GBps", why));
+		unknown(r, m->lat ? "lat_us" : "bw_GBps", why);
 		return;
 	}
 	if (m->lat)
@@ -304,12 +319,13 @@ static int emit_bidir(struct st *st)
 			json_object_set_new(rec, "h2d_GBps", json_real(hv));
 		if (!isnan(dv))
 			json_object_set_new(rec, "d2h_GBps", json_real(dv));
+		unknown(rec, "rate_GBps", "nvbandwidth prints no PCIe link rate (run `ccprobe pcie` to read "
+			"the link under load)");
 		if (!isnan(hv) && !isnan(dv))
 			json_object_set_new(rec, "bw_GBps", json_real(hv + dv));
 		else
-			json_object_set_new(rec, "unknown", json_pack("{s:s}", "bw_GBps", h && d ?
-				"nvbandwidth printed N/A for one direction" : "nvbandwidth ran only one "
-				"direction's bidirectional testcase: both make the figure"));
+			unknown(rec, "bw_GBps", h && d ? "nvbandwidth printed N/A for one direction" :
+				"nvbandwidth ran only one direction's bidirectional testcase: both make the figure");
 		if (imp_record(st->im, rec, (h ? h : d)->line))
 			return imp_fail(st->im, 0, "out of memory");
 	}
