@@ -7,6 +7,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -129,6 +130,11 @@ int imp_num(const char *tok, double *v)
 	errno = 0;
 	*v = strtod(tok, &end);
 	return end == tok || *end || errno ? -1 : 0;
+}
+
+int imp_count(const char *tok, double *v)
+{
+	return imp_num(tok, v) || !isfinite(*v) || *v < 0 || *v > IMP_MAX ? -1 : 0;
 }
 
 int imp_int(const char *tok, long long *v)

@@ -87,6 +87,12 @@ int imp_next_line(struct imp_lines *l, const char **s, size_t *n);
 int imp_tokens(const char *s, size_t n, char *buf, size_t buflen, char **tok, int max);
 /* strict number parsing of a whole token: 0 ok, -1 not a number */
 int imp_num(const char *tok, double *v);
+/*
+ * the same for what the results reader accepts as a count, size, time or rate
+ * (docs/results.md): finite, 0 <= v <= IMP_MAX; -1 otherwise
+ */
+#define IMP_MAX 1e18
+int imp_count(const char *tok, double *v);
 int imp_int(const char *tok, long long *v);
 
 /* the line of buf that p points into (1-based); 0 when p is outside buf */
