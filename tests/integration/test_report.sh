@@ -100,7 +100,8 @@ t_check "every incomplete criterion's reason ends with its fix (the command that
 	jq -e '[.criteria[] | select(.verdict == "incomplete") | .reason] | length > 10 and
 		all(test("; fix: .*(`ccprobe [^`]+`|CCDIAG_LINK_RATE_MBIT|`ccreport import )") or test("--workload checkpoint_every")) and
 		(map(select(test("gpuhealth") and (test("dcgm_diag") | not))) | all(endswith("fix: run `ccprobe gpuhealth`"))) and
-		(map(select(test("dcgm_diag"))) | length > 0 and all(test("fix: import the output of `dcgmi diag -r 3 -j`"))) and
+		(map(select(test("dcgm_diag"))) | length > 0 and
+		 all(test("fix: run `ccprobe dcgm --dcgm-level 3` .* or import the output of `dcgmi diag -r 3 -j`"))) and
 		(map(select(test("^no measurement of storage"))) | all(test("--storage 1` on the emulated cluster")))' \
 	"$s/shipped-h100-pass.json"
 t_check "a skipped probe makes its required criteria incomplete, never pass" \
