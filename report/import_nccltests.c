@@ -482,8 +482,9 @@ static int nccl_parse(struct imp *im, const json_t *doc)
 			continue;
 		}
 		/* nccl-tests' own failure lines: the run did not finish */
-		if (strstr(s, "Test NCCL failure") || strstr(s, "Test CUDA failure") ||
-		    strstr(s, "Test failure") || strstr(s, "Test timeout")) {
+		/* s is not NUL-terminated: the line is n bytes of the input */
+		if (memmem(s, n, "Test NCCL failure", 17) || memmem(s, n, "Test CUDA failure", 17) ||
+		    memmem(s, n, "Test failure", 12) || memmem(s, n, "Test timeout", 12)) {
 			imp_fail(im, l.no, "nccl-tests reports a failure: %.*s", (int)(n > 160 ? 160 : n), s);
 			goto out;
 		}
