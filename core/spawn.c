@@ -60,13 +60,27 @@ static int drain(int fd, struct buf *b)
 	return 1;
 }
 
+/* the child starts with the default dispositions and no blocked signal; flags: more of them */
+static void default_signals(posix_spawnattr_t *at, short flags)
+{
+	sigset_t none, dfl;
+
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGTERM);
+	sigaddset(&dfl, SIGPIPE);
+	posix_spawnattr_setsigmask(at, &none);
+	posix_spawnattr_setsigdefault(at, &dfl);
+	posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | flags);
+}
+
 /* spawn_capture and spawn_capture_group: group 1 runs argv in a process group of its own */
 static int capture(char *const argv[], char **out, char **errout, double timeout_s, int group,
 		   int *timed_out)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
-	sigset_t none, dfl;
 	int po[2], pe[2], w = 0, rc, killed = 0;
 	pid_t pid;
 	struct buf bo = { 0 }, be = { 0 };
@@ -89,16 +103,8 @@ static int capture(char *const argv[], char **out, char **errout, double timeout
 	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
 	if (group) {
 		/* the caller's blocked signals (ccprobe blocks SIGTERM for its watchdog) are not the child's */
-		sigemptyset(&none);
-		sigemptyset(&dfl);
-		sigaddset(&dfl, SIGINT);
-		sigaddset(&dfl, SIGTERM);
-		sigaddset(&dfl, SIGPIPE);
-		posix_spawnattr_setsigmask(&at, &none);
-		posix_spawnattr_setsigdefault(&at, &dfl);
 		posix_spawnattr_setpgroup(&at, 0);
-		posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-					 POSIX_SPAWN_SETPGROUP);
+		default_signals(&at, POSIX_SPAWN_SETPGROUP);
 	}
 	rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
@@ -176,7 +182,6 @@ pid_t spawn_logged(char *const argv[], const char *log_path, int setsid)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
-	sigset_t none, dfl;
 	pid_t pid;
 	int rc;
 
@@ -188,16 +193,7 @@ pid_t spawn_logged(char *const argv[], const char *log_path, int setsid)
 						 O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0644);
 		posix_spawn_file_actions_adddup2(&fa, 1, 2);
 	}
-	/* the child starts with the default dispositions and no blocked signal */
-	sigemptyset(&none);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGINT);
-	sigaddset(&dfl, SIGTERM);
-	sigaddset(&dfl, SIGPIPE);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &dfl);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-				 (setsid ? POSIX_SPAWN_SETSID : 0));
+	default_signals(&at, setsid ? POSIX_SPAWN_SETSID : 0);
 	rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
