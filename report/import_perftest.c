@@ -230,6 +230,9 @@ static int perf_parse(struct imp *im, const json_t *doc)
 			if (!strcmp(tok[i], "Link") && !strcmp(tok[i + 1], "type"))
 				snprintf(st.link, sizeof(st.link), "%s", i + 3 < k ? tok[i + 3] : "");
 		}
+		/* the hosts are named by the address lines before the results: rows already written keep theirs */
+		if (st.rows && ((k > 1 && !strcmp(tok[1], "address:")) || !strcmp(tok[0], "GID:") || !strcmp(tok[0], "MGID:")))
+			continue;
 		if (k > 2 && !strcmp(tok[1], "address:") && (!strcmp(tok[0], "local") || !strcmp(tok[0], "remote"))) {
 			in_local = !strcmp(tok[0], "local");
 			/* the first pair of address lines: more QPs print more, of the same hosts */
