@@ -12,7 +12,7 @@
 #include "plan.h"
 #include "registry.h"
 #include "results.h"
-#include "spawn.h"
+#include "../core/spawn.h"
 #include "strv.h"
 #include "../core/version.h"
 #include "../report/profile.h"
