@@ -151,6 +151,17 @@ $(B)/libccreport.a: $(RPT_OBJ) $(B)/features.txt
 $(B)/ccreport: $(B)/robj/report/main.o $(B)/libccreport.a
 	$(RCC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(RLDLIBS)
 
+# the commit ccdiag was built from (ccdiag --version, the MANIFEST of a run), "-dirty" with
+# uncommitted changes, "unknown" outside a git checkout; the two objects that print it are
+# rebuilt when it changes ($(B)/commit.txt)
+GIT_HEAD := $(shell git -C "$(CURDIR)" rev-parse --short=12 HEAD 2>/dev/null)
+GIT_COMMIT := $(if $(GIT_HEAD),$(GIT_HEAD)$(shell git -C "$(CURDIR)" diff --quiet HEAD -- 2>/dev/null || echo -dirty),unknown)
+$(B)/commit.txt: FORCE
+	@mkdir -p $(B)
+	@echo "$(GIT_COMMIT)" | cmp -s - $@ || echo "$(GIT_COMMIT)" > $@
+$(B)/robj/diag/main.o $(B)/robj/diag/provenance.o: $(B)/commit.txt
+$(B)/robj/diag/main.o $(B)/robj/diag/provenance.o: CFLAGS += -DCCDIAG_GIT='"$(GIT_COMMIT)"'
+
 # ccdiag runs beside ccprobe and ccreport (diag/main.c)
 $(B)/libccdiag.a: $(DIAG_OBJ) $(B)/features.txt
 	rm -f $@ && ar rcs $@ $(DIAG_OBJ)

@@ -10,6 +10,7 @@
  * terminal verdict and its exit code. Installed beside ccprobe and ccreport.
  */
 #include "plan.h"
+#include "provenance.h"
 #include "registry.h"
 #include "results.h"
 #include "spawn.h"
@@ -48,6 +49,8 @@ static const char usage_text[] =
 "       ccdiag run -p PROFILE [-o DIR] [--budget DURATION [--shrink]] [--soak DURATION] [--dry-run]\n"
 "                  [launch options] [-q] [-- CCPROBE OPTIONS...]\n"
 "       ccdiag drain-list REPORT_DIR|summary.json\n"
+"       ccdiag sign DIR -f KEY\n"
+"       ccdiag verify DIR [-f ALLOWED_SIGNERS -I IDENTITY] [--nonce VALUE]\n"
 "       ccdiag --help | --version\n"
 "\n"
 "Plans the acceptance run the profile judges (only its probes, collectives,\n"
@@ -69,6 +72,8 @@ static const char usage_text[] =
 "                           for DURATION in all (shared among them; 90s, 10m, 1h30m),\n"
 "                           one sample per second (-- --soak-interval SEC to change)\n"
 "  -q, --quiet              no progress lines (the plan, phase lines and verdict stay)\n"
+"      --nonce VALUE        a value the customer chose (1-128 letters, digits, ._:+/=-):\n"
+"                           into every phase's header and DIR/MANIFEST\n"
 "Launch (one of; default: inside Slurm when SLURM_JOB_ID is set, else this host):\n"
 "  -H, --host LIST          hosts a,b,c through mpirun (each must answer first)\n"
 "      --hosts FILE         hosts, one per line (# comments)\n"
@@ -100,13 +105,21 @@ static const char usage_text[] =
 "is stopped: one SIGTERM to its launcher, SIGKILL 30 s later. A launch that wrote\n"
 "nothing because a rank died of a signal (under srun: its \"task N: <signal>\" line\n"
 "stops the step) is launched once more, and the phase line says so.\n"
+"DIR/MANIFEST: the SHA-256 of every phase file, log and report/summary.json (as\n"
+"sha256sum -c reads it), tool versions, hosts planned and actual, times, nonce.\n"
+"ccdiag sign: ssh-keygen -Y sign -n ccdiag over DIR/MANIFEST (DIR/MANIFEST.sig), after\n"
+"checking the files still match. ccdiag verify: the signature (ssh-keygen -Y verify\n"
+"with the allowed signers file), every file's SHA-256, no results file unlisted, the\n"
+"nonce in the MANIFEST and every header; exit 0 verified, 1 a check failed, 2 no or\n"
+"a malformed MANIFEST, 4 the files match but the signature was not checked.\n"
 "Exit codes: ccreport's (0 pass, 1 fail, 3 outputs not written, 4 incomplete);\n"
 "2 bad input before anything ran (unknown profile, no runnable criterion,\n"
 "unreachable host, a budget the minimal plan does not fit), one line.\n";
 
 /* ------------------------------------------------------------------ state */
 static struct {
-	const char *profile, *out, *tps, *max_size, *storage_dir, *drain_list;
+	const char *profile, *out, *tps, *max_size, *storage_dir, *drain_list, *nonce;
+	char run_id[17];         /* this run's id: MANIFEST's, and each not-run phase's */
 	long budget, soak;
 	int shrink, dry, quiet, quick, drain, emu_n;
 	const char *hosts, *hostfile;
@@ -467,15 +480,21 @@ static void not_run(const struct plan *pl, int k, const char *path, const char *
 	time_t ts = now();
 	FILE *f;
 	json_t *rec;
+	char id[17];
 
 	strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%SZ", gmtime(&ts));
+	/* its own id: two phases not run are two files, never "the same run given twice" */
+	random_run_id(id);
 	unlink(path);
 	f = fopen(path, "wx");
 	if (f) {
 		rec = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:[]}", "type", "run",
-				"schema", 1, "run_id", "0000000000000000", "start_utc", t, "tool", "ccdiag",
+				"schema", 1, "run_id", id, "start_utc", t, "tool", "ccdiag",
 				"version", CCDIAG_VERSION, "phase", ph->name, "world_size", 0, "nodes", g.nodes,
 				"hosts");
+		json_object_set_new(rec, "ccdiag_run_id", json_string(g.run_id));
+		if (g.nonce)
+			json_object_set_new(rec, "nonce", json_string(g.nonce));
 		json_dumpf(rec, f, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		fputc('\n', f);
 		json_decref(rec);
@@ -495,6 +514,63 @@ static void not_run(const struct plan *pl, int k, const char *path, const char *
 		fclose(f);
 	}
 	say("phase %d/%d %s: not run: %s", k + 1, pl->nph, ph->name, why);
+}
+
+/* a phase's ccprobe options: the plan's, then --nonce */
+static void phase_args(const struct plan *pl, int k, struct strv *args)
+{
+	plan_args(pl, k, pl->level, args);
+	if (g.nonce) {
+		strv_add(args, "--nonce");
+		strv_add(args, g.nonce);
+	}
+}
+
+/* DIR/MANIFEST of the files this run wrote (docs/provenance.md); 0 or -1, said */
+static int write_manifest(const struct plan *pl, const char *pname, const char *ppath, time_t start)
+{
+	static const char *const more[] = { "emucluster.log", "drain.txt", "drain.log", "report/summary.json", NULL };
+	struct strv files = { 0 }, planned = { 0 };
+	struct run_manifest r = { .dir = g.out, .files = &files, .run_id = g.run_id, .nonce = g.nonce,
+				  .profile = pname, .profile_path = ppath, .planned = &planned,
+				  .ccprobe = g.ccprobe, .ccreport = g.ccreport, .start = start };
+	char err[600], host[256] = "";
+	int rc;
+
+	for (int k = 0; k < pl->nph; k++) {
+		strv_addf(&files, "phase-%d-%s.jsonl", k + 1, pl->ph[k].name);
+		strv_addf(&files, "phase-%d-%s.log", k + 1, pl->ph[k].name);
+	}
+	for (int i = 0; more[i]; i++)
+		strv_add(&files, more[i]);
+	switch (g.launch) {
+	case PLAN_EMULATED:
+		r.launcher = "emulated (scripts/emucluster)";
+		for (int i = 0; i < g.nodes; i++)
+			strv_addf(&planned, "node%d", i);
+		break;
+	case PLAN_MPIRUN:
+		r.launcher = "mpirun -H";
+		strv_addv(&planned, &g.hostlist);
+		break;
+	case PLAN_SRUN:
+		r.launcher = "srun";
+		strv_addf(&planned, "slurm:%s", env("SLURM_JOB_NODELIST") ?: env("SLURM_NODELIST") ?: "?");
+		break;
+	default:
+		r.launcher = "mpirun on this host";
+		gethostname(host, sizeof(host) - 1);
+		strv_add(&planned, host);
+	}
+	r.end = now();
+	rc = manifest_write(&r, err, sizeof(err));
+	if (rc)
+		say("%s", err);
+	else
+		say("manifest: %s/MANIFEST (sha256sum -c MANIFEST; ccdiag sign %s -f KEY to sign it)", g.out, g.out);
+	strv_free(&files);
+	strv_free(&planned);
+	return rc;
 }
 
 /* ------------------------------------------------------------------ signals */
@@ -569,6 +645,12 @@ static void parse_options(int argc, char **argv, int i)
 			g.drain_list = need_value(argc, argv, i++);
 		} else if (!strcmp(o, "--drain")) {
 			g.drain = 1;
+		} else if (!strcmp(o, "--nonce")) {
+			v = need_value(argc, argv, i++);
+			/* as ccprobe --nonce takes it: it reaches every phase's command line */
+			if (!match(v, "^[A-Za-z0-9._:+/=-]{1,128}$"))
+				die("invalid value '%s' for --nonce (1 to 128 letters, digits, '.', '_', ':', '+', '/', '=', '-')", v);
+			g.nonce = v;
 		} else if (!strcmp(o, "--")) {
 			for (i++; i < argc; i++)
 				strv_add(&g.extra, argv[i]);
@@ -857,7 +939,7 @@ static void run_phase(const struct plan *pl, int k, const double *ests, time_t t
 	}
 	launcher(ph->rpn, &cmd);
 	strv_add(&cmd, g.ccprobe);
-	plan_args(pl, k, pl->level, &args);
+	phase_args(pl, k, &args);
 	strv_addv(&cmd, &args);
 	strv_add(&cmd, "-q");
 	strv_add(&cmd, "-o");
@@ -1004,7 +1086,7 @@ int main(int argc, char **argv)
 	double ests[PLAN_MAX_PHASES];
 	const char *v;
 	int nset = 0, rc;
-	time_t t0;
+	time_t t0, start;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2) {
@@ -1021,6 +1103,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "drain-list"))
 		return drain_list_command(argc, argv);
+	if (!strcmp(argv[1], "sign"))
+		return sign_command(argc, argv);
+	if (!strcmp(argv[1], "verify"))
+		return verify_command(argc, argv);
 	if (!strcmp(argv[1], "quick"))
 		g.quick = 1;
 	else if (strcmp(argv[1], "run"))
@@ -1165,7 +1251,7 @@ int main(int argc, char **argv)
 			free(nm);
 			continue;
 		}
-		plan_args(&pl, k, pl.level, &args);
+		phase_args(&pl, k, &args);
 		a = strv_quoted(&args);
 		printf("  phase %d/%d %-18s %-28s ~%6s  (%d rank(s) per node; ccprobe %s)\n", k + 1, pl.nph,
 		       ph->name, nm, hm(ests[k]), ph->rpn, a);
@@ -1212,6 +1298,8 @@ int main(int argc, char **argv)
 		return 0;
 
 	/* ------------------------------------------------------------ run */
+	start = now();
+	random_run_id(g.run_id);
 	if (g.launch == PLAN_MPIRUN)
 		check_hosts();
 	if (mkdir_p(g.out))
@@ -1219,7 +1307,9 @@ int main(int argc, char **argv)
 	if (access(g.out, W_OK))
 		die("cannot write into '%s'", g.out);
 	{
-		static const char *const old[] = { "phase-*.jsonl", "phase-*.log", NULL };
+		/* an older run's manifest and signature vouch for files this run replaces */
+		static const char *const old[] = { "phase-*.jsonl", "phase-*.log", "MANIFEST", "MANIFEST.sig",
+						   "MANIFEST.tmp", NULL };
 
 		remove_matching(g.out, old);
 	}
@@ -1293,6 +1383,8 @@ int main(int argc, char **argv)
 		free(rep);
 		free(summary);
 	}
+	if (write_manifest(&pl, prof.name, ppath, start) && (rc == 0 || rc == 1 || rc == 4))
+		rc = 3;
 	say("total %s (estimated ~%s); exit %d", hm(now() - t0), hm(pl.total), rc);
 	plan_free(&pl);
 	ccprobe_registry_free(&cr);

@@ -62,6 +62,11 @@ static int drain(int fd, struct buf *b)
 
 int spawn_capture(char *const argv[], char **out, char **errout, int timeout_s)
 {
+	return spawn_capture_in(argv, "/dev/null", out, errout, timeout_s);
+}
+
+int spawn_capture_in(char *const argv[], const char *in_path, char **out, char **errout, int timeout_s)
+{
 	posix_spawn_file_actions_t fa;
 	int po[2], pe[2], w = 0, rc;
 	pid_t pid;
@@ -77,7 +82,7 @@ int spawn_capture(char *const argv[], char **out, char **errout, int timeout_s)
 		return -1;
 	}
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 0, in_path, O_RDONLY | O_NOFOLLOW, 0);
 	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
 	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);

@@ -19,6 +19,9 @@ int spawn_status(int wstatus);
  */
 int spawn_capture(char *const argv[], char **out, char **errout, int timeout_s);
 
+/* the same with stdin from the file in_path (opened without following a link) */
+int spawn_capture_in(char *const argv[], const char *in_path, char **out, char **errout, int timeout_s);
+
 /*
  * Starts argv with stdout and stderr appended to log_path (ccdiag's own when
  * NULL) and stdin from /dev/null; in a session of its own when setsid (a
