@@ -683,6 +683,7 @@ static void write_diagnosis(struct np_ctx *c)
 	char **hosts = c->mpi->hosts;
 	json_t *bad_nodes = json_array(), *bad_links = json_array(), *suspect = json_array();
 	json_t *amb_nodes = json_array(), *amb_links = json_array(), *rec;
+	json_t *inc_nodes = json_array(), *inc_links = json_array();
 	const char *verdict;
 
 	for (int x = 0; x < d->n; x++) {
@@ -696,6 +697,10 @@ static void write_diagnosis(struct np_ctx *c)
 				"ratio", ratios_json(&nd->pr[k]), "pass", !nd->pr[k].flags));
 		if (!nd->suspect)
 			snprintf(text, sizeof(text), "all %d links within tolerance", nd->links);
+		else if (nd->verdict == NP_INCONCLUSIVE)
+			snprintf(text, sizeof(text), "%d of %d retests against known-good partners failed, "
+				 "the best at %.3f of the reference, the lowest %.3f: %s", nd->fails,
+				 nd->npartners, nd->best, nd->lo, np_why_text(nd->why));
 		else if (!nd->npartners)
 			snprintf(text, sizeof(text), "%d of %d links out of tolerance; no known-good "
 				 "partner to retest against", nd->links - nd->good_links, nd->links);
@@ -706,6 +711,13 @@ static void write_diagnosis(struct np_ctx *c)
 		ev = json_pack("{s:s, s:i, s:i, s:b, s:o}", "summary", text, "links", nd->links,
 			       "links_out_of_tolerance", nd->links - nd->good_links,
 			       "known_good", nd->known_good, "retests", rt);
+		if (nd->npartners) {
+			/* every reading of its retests counts (pass 1 too): the best, and the lowest */
+			json_object_set_new(ev, "best_ratio", json_real(nd->best));
+			json_object_set_new(ev, "lowest_ratio", json_real(nd->lo));
+		}
+		if (nd->verdict == NP_INCONCLUSIVE)
+			json_object_set_new(ev, "reason", json_string(np_why_text(nd->why)));
 		rec = diag_record("node", np_verdict_name(nd->verdict));
 		json_object_set_new(rec, "host", json_string(hosts[x]));
 		json_object_set_new(rec, "node", json_integer(x));
@@ -719,6 +731,8 @@ static void write_diagnosis(struct np_ctx *c)
 			json_array_append_new(suspect, json_string(hosts[x]));
 		else if (nd->verdict == NP_AMBIGUOUS)
 			json_array_append_new(amb_nodes, json_string(hosts[x]));
+		else if (nd->verdict == NP_INCONCLUSIVE)
+			json_array_append_new(inc_nodes, json_string(hosts[x]));
 	}
 	for (int a = 0; a < d->n; a++)
 		for (int b = a + 1; b < d->n; b++) {
@@ -736,6 +750,11 @@ static void write_diagnosis(struct np_ctx *c)
 			json_object_set_new(rec, "lat_us", json_real(l->m.lat_us));
 			json_object_set_new(rec, "retest", l->retested ? ratios_json(&l->rr) :
 					    json_null());
+			if (l->retested)
+				json_object_set_new(rec, "retest_lowest_bw", json_real(d->ref_uni > 0 ?
+						    l->lo / d->ref_uni : 0));
+			if (l->verdict == NP_INCONCLUSIVE)
+				json_object_set_new(rec, "reason", json_string(np_why_text(l->why)));
 			if (l->verdict == NP_EXPLAINED)
 				json_object_set_new(rec, "by", l->by >= 0 ?
 					json_pack("[s]", hosts[l->by]) :
@@ -745,10 +764,12 @@ static void write_diagnosis(struct np_ctx *c)
 				json_array_append_new(bad_links, json_pack("[s, s]", hosts[a], hosts[b]));
 			else if (l->verdict == NP_AMBIGUOUS)
 				json_array_append_new(amb_links, json_pack("[s, s]", hosts[a], hosts[b]));
+			else if (l->verdict == NP_INCONCLUSIVE)
+				json_array_append_new(inc_links, json_pack("[s, s]", hosts[a], hosts[b]));
 		}
 	verdict = d->bad_nodes || d->bad_links ? "fail" :
-		  d->suspect_nodes || d->ambiguous_nodes || d->ambiguous_links ? "inconclusive" :
-		  "pass";
+		  d->suspect_nodes || d->ambiguous_nodes || d->ambiguous_links || d->inconclusive_nodes ||
+		  d->inconclusive_links ? "inconclusive" : "pass";
 	rec = diag_record("summary", verdict);
 	json_object_set_new(rec, "nodes", json_integer(d->n));
 	json_object_set_new(rec, "bad_nodes", bad_nodes);
@@ -756,6 +777,12 @@ static void write_diagnosis(struct np_ctx *c)
 	json_object_set_new(rec, "suspect_nodes", suspect);
 	json_object_set_new(rec, "ambiguous_nodes", amb_nodes);
 	json_object_set_new(rec, "ambiguous_links", amb_links);
+	json_object_set_new(rec, "inconclusive_nodes", inc_nodes);
+	json_object_set_new(rec, "inconclusive_links", inc_links);
+	/* the run's own noise: what a blamed node or link had to stand out against */
+	json_object_set_new(rec, "noise_floor", d->noise_floor > 0 ? json_real(d->noise_floor) : json_null());
+	json_object_set_new(rec, "ref_of_rate", d->ref_of_rate > 0 ? json_real(d->ref_of_rate) : json_null());
+	json_object_set_new(rec, "collapsed", json_boolean(d->collapsed));
 	json_object_set_new(rec, "suspect_links_pass1", json_integer(d->suspect_links));
 	json_object_set_new(rec, "transient_links", json_integer(d->transient_links));
 	json_object_set_new(rec, "ref_bw_GBps", json_real(d->ref_uni));
@@ -817,6 +844,12 @@ static void print_flagged(struct np_ctx *c)
 	if (d->opt.lat_tol > 0)
 		printf(", above %.1fx latency", d->opt.lat_tol);
 	printf("%s\n", d->opt.bidir_tol > 0 ? "" : " (both ways recorded, not judged)");
+	if (d->noise_floor > 0)
+		printf("netpair: noise: a healthy pair read %.2f of the reference once; only what stands "
+		       "out below that is blamed\n", d->noise_floor);
+	if (d->collapsed)
+		printf("netpair: the reference is %.2f of the links' rate: the run was slowed as a whole\n",
+		       d->ref_of_rate);
 	for (int x = 0; x < d->n; x++) {
 		const struct np_node *nd = &d->node[x];
 
@@ -824,8 +857,9 @@ static void print_flagged(struct np_ctx *c)
 			continue;
 		any = 1;
 		printf("netpair: node %s %s: %d of %d links out of tolerance (median ratio %.2f), "
-		       "%d of %d retests failed\n", hosts[x], np_verdict_name(nd->verdict),
-		       nd->links - nd->good_links, nd->links, nd->ratio, nd->fails, nd->npartners);
+		       "%d of %d retests failed%s%s\n", hosts[x], np_verdict_name(nd->verdict),
+		       nd->links - nd->good_links, nd->links, nd->ratio, nd->fails, nd->npartners,
+		       nd->why ? ": " : "", np_why_text(nd->why));
 	}
 	for (int a = 0; a < d->n; a++)
 		for (int b = a + 1; b < d->n; b++) {
@@ -834,11 +868,11 @@ static void print_flagged(struct np_ctx *c)
 			if (l->verdict == NP_OK)
 				continue;
 			any = 1;
-			printf("netpair: link %s-%s %s (bw ratio %.2f, bidir %.2f, latency x%.2f)%s%s\n",
+			printf("netpair: link %s-%s %s (bw ratio %.2f, bidir %.2f, latency x%.2f)%s%s%s%s\n",
 			       hosts[a], hosts[b], np_verdict_name(l->verdict), l->r.uni, l->r.bidir,
 			       l->r.lat, l->verdict == NP_EXPLAINED ? " by " : "",
 			       l->verdict == NP_EXPLAINED ? (l->by >= 0 ? hosts[l->by] : "both nodes") :
-			       "");
+			       "", l->why ? ": " : "", np_why_text(l->why));
 		}
 	if (!any)
 		printf("netpair: nothing flagged\n");
@@ -1085,6 +1119,15 @@ static int too_few_nodes(struct cc_run *run, const char *kind)
 	return 1;
 }
 
+/* rank 0: the median of the nodes' link rates in GB/s, 0 when one is unknown */
+static double median_rate_GBps(const struct np_ctx *c)
+{
+	for (int i = 0; i < c->nnodes; i++)
+		if (!(c->rate_mbit[i] > 0))
+			return 0;
+	return stats_median(c->rate_mbit, (size_t)c->nnodes) / 8000.0;
+}
+
 static int netpair_run(struct cc_run *run)
 {
 	struct mpictx *mpi = run->mpi;
@@ -1134,6 +1177,9 @@ static int netpair_run(struct cc_run *run)
 		 * Recorded, judged only when asked for.
 		 */
 		d.opt.lat_tol = p_lat_tol >= 0 ? p_lat_tol : mode[2] ? 0.0 : 3.0;
+		/* the links' rate, when every node knows its own: a reference far below it marks a
+		 * run slowed as a whole, whose faults must stand out against its noise */
+		d.opt.rate_GBps = median_rate_GBps(&c);
 		log_info("netpair: %d nodes, %zu B bandwidth, %zu B latency messages",
 			 c.nnodes, p_bw_size, p_lat_size);
 	}
