@@ -14,6 +14,7 @@
 #include "registry.h"
 #include "results.h"
 #include "spawn.h"
+#include "spotcheck.h"
 #include "strv.h"
 #include "../core/version.h"
 #include "../report/profile.h"
@@ -49,6 +50,8 @@ static const char usage_text[] =
 "       ccdiag run -p PROFILE [-o DIR] [--budget DURATION [--shrink]] [--soak DURATION] [--dry-run]\n"
 "                  [launch options] [-q] [-- CCPROBE OPTIONS...]\n"
 "       ccdiag drain-list REPORT_DIR|summary.json\n"
+"       ccdiag spot-check -p PROFILE --against DIR [-k K] [--seed N] [--tol PCT] [-o OUT]\n"
+"                  [launch options] [-q] [-- CCPROBE OPTIONS...]\n"
 "       ccdiag sign DIR -f KEY\n"
 "       ccdiag verify DIR [-f ALLOWED_SIGNERS -I IDENTITY] [--nonce VALUE]\n"
 "       ccdiag --help | --version\n"
@@ -107,6 +110,15 @@ static const char usage_text[] =
 "stops the step) is launched once more, and the phase line says so.\n"
 "DIR/MANIFEST: the SHA-256 of every phase file, log and report/summary.json (as\n"
 "sha256sum -c reads it), tool versions, hosts planned and actual, times, nonce.\n"
+"ccdiag spot-check: reruns a random sample of a received run DIR on these hosts (the\n"
+"profile's node phase, short, on K random nodes; its pairs phase on the hosts of K\n"
+"random links; K 2) and compares each figure the profile judges with the received one,\n"
+"both judged by ccreport from the results files; a figure not reproduced is measured\n"
+"up to 3 times, the best kept. --tol PCT: the least tolerance [30%], or the spread its\n"
+"records report when wider; --seed N repeats a sample (printed). OUT/spotcheck.json;\n"
+"exit 0 reproduced, 1 a received figure beyond what the cluster does now (named), 4\n"
+"the cluster is slower now across the board (neither confirmed nor refuted) or\n"
+"nothing comparable measured, 2 bad input.\n"
 "ccdiag sign: ssh-keygen -Y sign -n ccdiag over DIR/MANIFEST (DIR/MANIFEST.sig), after\n"
 "checking the files still match. ccdiag verify: the signature (ssh-keygen -Y verify\n"
 "with the allowed signers file), every file's SHA-256, no results file unlisted, the\n"
@@ -122,6 +134,11 @@ static struct {
 	char run_id[17];         /* this run's id: MANIFEST's, and each not-run phase's */
 	long budget, soak;
 	int shrink, dry, quiet, quick, drain, emu_n;
+	int spot, spot_k, seed_set;  /* ccdiag spot-check: its sample size and --seed */
+	unsigned long long seed;
+	double spot_tol;         /* --tol, a fraction */
+	const char *against;     /* --against DIR */
+	struct strv only;        /* the hosts a spot-check launch runs on (empty: the job's) */
 	const char *hosts, *hostfile;
 	struct strv emu_args, extra, hostlist;
 	char *ccprobe, *ccreport, *emucluster;
@@ -130,7 +147,7 @@ static struct {
 	char *quick_profile;     /* ccdiag quick's copy of the profile (a temporary file) */
 	int emu_up;
 	char *emu_log;
-} g = { .tps = "2", .budget = -1 };
+} g = { .tps = "2", .budget = -1, .spot_k = 2, .spot_tol = 0.3 };
 
 static volatile sig_atomic_t interrupted, term_sent;
 static volatile pid_t child;
@@ -273,12 +290,27 @@ static void launcher(int rpn, struct strv *a)
 {
 	int fault = env("CCPROBE_FAULT") != NULL;
 
+	const struct strv *hosts = g.only.n ? &g.only : &g.hostlist;
+
 	switch (g.launch) {
 	case PLAN_EMULATED:
 		strv_add(a, g.emucluster);
 		strv_add(a, "mpirun");
 		strv_add(a, "--ppn");
 		strv_addf(a, "%d", rpn);
+		if (g.only.n) {
+			/* a spot-check's sample: those hosts of the emulated cluster only */
+			struct strv hl = { 0 };
+			char *h;
+
+			for (int i = 0; i < g.only.n; i++)
+				strv_addf(&hl, "%s:%d", g.only.v[i], rpn);
+			h = strv_join(&hl, ",");
+			strv_add(a, "-H");
+			strv_add(a, h);
+			free(h);
+			strv_free(&hl);
+		}
 		strv_add(a, "-np");
 		strv_addf(a, "%d", g.nodes * rpn);
 		break;
@@ -286,8 +318,8 @@ static void launcher(int rpn, struct strv *a)
 		struct strv hl = { 0 };
 		char *h;
 
-		for (int i = 0; i < g.hostlist.n; i++)
-			strv_addf(&hl, "%s:%d", g.hostlist.v[i], rpn);
+		for (int i = 0; i < hosts->n; i++)
+			strv_addf(&hl, "%s:%d", hosts->v[i], rpn);
 		h = strv_join(&hl, ",");
 		strv_add(a, "mpirun");
 		strv_add(a, "-np");
@@ -307,6 +339,13 @@ static void launcher(int rpn, struct strv *a)
 		strv_add(a, "srun");
 		strv_add(a, "-N");
 		strv_addf(a, "%d", g.nodes);
+		if (g.only.n) {
+			char *w = strv_join(&g.only, ",");
+
+			strv_add(a, "-w");
+			strv_add(a, w);
+			free(w);
+		}
 		strv_addf(a, "--ntasks-per-node=%d", rpn);
 		/* one task per GPU or per node, each on its own cores */
 		if (!k) {
@@ -573,6 +612,33 @@ static int write_manifest(const struct plan *pl, const char *pname, const char *
 	return rc;
 }
 
+/* --emulated: the cluster, built before the first phase (its log in DIR), or one line and exit 2 */
+static void emu_build(void)
+{
+	struct strv up = { 0 };
+	char *ea = strv_join(&g.emu_args, " ");
+	pid_t pid;
+	int urc;
+
+	g.emu_log = xasprintf("%s/emucluster.log", g.out);
+	progress("building the emulated cluster (%s up %d%s%s)", g.emucluster, g.nodes, *ea ? " " : "", ea);
+	free(ea);
+	strv_add(&up, g.emucluster);
+	strv_add(&up, "up");
+	strv_addf(&up, "%d", g.nodes);
+	strv_addv(&up, &g.emu_args);
+	append(g.emu_log, "", 1);
+	pid = spawn_logged(up.v, g.emu_log, 0);
+	urc = pid < 0 ? 127 : spawn_wait(pid);
+	strv_free(&up);
+	if (urc != 0) {
+		char *l = last_line(g.emu_log);
+
+		die("cannot build the emulated cluster: %s", l);
+	}
+	g.emu_up = 1;
+}
+
 /* ------------------------------------------------------------------ signals */
 static void on_signal(int sig)
 {
@@ -645,6 +711,24 @@ static void parse_options(int argc, char **argv, int i)
 			g.drain_list = need_value(argc, argv, i++);
 		} else if (!strcmp(o, "--drain")) {
 			g.drain = 1;
+		} else if (g.spot && !strcmp(o, "--against")) {
+			g.against = need_value(argc, argv, i++);
+		} else if (g.spot && !strcmp(o, "-k")) {
+			v = need_value(argc, argv, i++);
+			if (!match(v, "^[1-9][0-9]{0,5}$"))
+				die("invalid count '%s' for -k (nodes and links to sample, 1 or more)", v);
+			g.spot_k = atoi(v);
+		} else if (g.spot && !strcmp(o, "--seed")) {
+			v = need_value(argc, argv, i++);
+			if (!match(v, "^[1-9][0-9]{0,18}$"))
+				die("invalid seed '%s' for --seed (a positive integer, as a spot-check prints it)", v);
+			g.seed = strtoull(v, NULL, 10);
+			g.seed_set = 1;
+		} else if (g.spot && !strcmp(o, "--tol")) {
+			v = need_value(argc, argv, i++);
+			if (!match(v, "^[0-9]{1,2}(\\.[0-9]+)?%$") || atof(v) <= 0)
+				die("invalid tolerance '%s' for --tol (a percentage above 0 and below 100, e.g. 30%%)", v);
+			g.spot_tol = atof(v) / 100.0;
 		} else if (!strcmp(o, "--nonce")) {
 			v = need_value(argc, argv, i++);
 			/* as ccprobe --nonce takes it: it reaches every phase's command line */
@@ -1075,6 +1159,118 @@ out:
 	strv_free(&args);
 }
 
+/* ------------------------------------------------------------------ spot-check */
+struct spot_ctx {
+	const struct plan_input *in;
+	const struct plan_registry *reg;
+};
+
+/* spot_ops.run: the profile's phase on a sample's hosts, through run_phase (docs/provenance.md) */
+static char *spot_run(void *ctx, const char *phase, const struct strv *hosts, const char *dir)
+{
+	const struct spot_ctx *sc = ctx;
+	struct plan_input in = *sc->in;
+	struct plan pl;
+	double ests[PLAN_MAX_PHASES];
+	char err[1024], *f = NULL;
+	int k = -1;
+
+	in.nodes = hosts->n;
+	in.quick = !strcmp(phase, "node");
+	in.budget_s = -1;
+	in.shrink = 0;
+	in.soak_s = 0;
+	if (plan_make(&pl, &in, sc->reg, err, sizeof(err))) {
+		say("spot-check: %s", err);
+		plan_free(&pl);
+		return NULL;
+	}
+	for (int i = 0; i < pl.nph; i++) {
+		ests[i] = pl.ph[i].est[pl.level];
+		if (!strcmp(pl.ph[i].name, phase))
+			k = i;
+	}
+	if (k >= 0 && !interrupted) {
+		strv_free(&g.only);
+		strv_addv(&g.only, hosts);
+		g.nodes = hosts->n;
+		g.out = dir;
+		if (mkdir_p(dir))
+			die("cannot create '%s'", dir);
+		run_phase(&pl, k, ests, now());
+		f = xasprintf("%s/phase-%d-%s.jsonl", dir, k + 1, pl.ph[k].name);
+	}
+	plan_free(&pl);
+	return f;
+}
+
+/* ccdiag spot-check: the launcher as for run, then spotcheck() (diag/spotcheck.c) */
+static int spot_main(const struct plan_input *in, const struct plan_registry *reg, const char *ppath)
+{
+	struct spot_ctx sc = { in, reg };
+	struct spot_ops ops = { spot_run, &sc };
+	struct spot_args a = { .profile = ppath, .against = g.against, .ccreport = g.ccreport, .k = g.spot_k,
+			       .tol = g.spot_tol };
+	struct strv reach = { 0 };
+	struct sigaction sa = { 0 };
+	struct stat st;
+	char *top;
+	int rc;
+
+	if (stat(g.against, &st) || !S_ISDIR(st.st_mode))
+		die("spot-check: '%s' is not a folder (the received run's, with its phase-*.jsonl)", g.against);
+	if (g.launch == PLAN_LOCAL) {
+		die("spot-check runs on the received run's hosts: give --hosts FILE or -H, run it inside "
+		    "their Slurm allocation, or --emulated N");
+	} else if (g.launch == PLAN_SRUN) {
+		/* Slurm's allocation: srun -w reaches the job's nodes; a host outside it fails its
+		 * launch, said in the phase line */
+		a.reach = NULL;
+	} else if (g.launch == PLAN_EMULATED) {
+		for (int i = 0; i < g.nodes; i++)
+			strv_addf(&reach, "node%d", i);
+		a.reach = &reach;
+	} else {
+		a.reach = &g.hostlist;
+	}
+	if (!g.out) {
+		static char def[64];
+		time_t t = now();
+
+		strftime(def, sizeof(def), "spotcheck-%Y%m%d-%H%M%S", gmtime(&t));
+		g.out = def;
+	}
+	if (mkdir_p(g.out) || access(g.out, W_OK))
+		die("cannot write into '%s'", g.out);
+	top = xstrdup(g.out);
+	a.out = top;
+	if (g.seed_set) {
+		a.seed = g.seed;
+	} else {
+		char id[17];
+
+		random_run_id(id);
+		a.seed = strtoull(id, NULL, 16) >> 1 ?: 1;
+	}
+	if (g.launch == PLAN_MPIRUN)
+		check_hosts();
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (g.launch == PLAN_EMULATED)
+		emu_build();
+	rc = spotcheck(&a, &ops);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	emu_down();
+	if (interrupted && rc != 1)
+		rc = 4;
+	g.out = top;
+	strv_free(&reach);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct profile prof;
@@ -1109,6 +1305,8 @@ int main(int argc, char **argv)
 		return verify_command(argc, argv);
 	if (!strcmp(argv[1], "quick"))
 		g.quick = 1;
+	else if (!strcmp(argv[1], "spot-check"))
+		g.spot = 1;
 	else if (strcmp(argv[1], "run"))
 		die("unknown command '%s' (try: ccdiag --help)", argv[1]);
 	parse_options(argc, argv, 2);
@@ -1123,6 +1321,10 @@ int main(int argc, char **argv)
 			g.storage_dir = EMU_STORAGE_DIR;
 	if (g.shrink && g.budget < 0)
 		die("--shrink needs --budget");
+	if (g.spot && !g.against)
+		die("spot-check needs --against DIR (the received run's folder)");
+	if (g.spot && (g.budget >= 0 || g.soak || g.drain || g.drain_list || g.dry || g.nonce))
+		die("spot-check takes no --budget, --soak, --drain, --drain-list, --dry-run or --nonce");
 	find_binaries();
 	if (access(g.ccprobe, X_OK))
 		die("cannot find '%s' (ccdiag runs beside ccprobe and ccreport)", g.ccprobe);
@@ -1200,6 +1402,13 @@ int main(int argc, char **argv)
 	}
 	cr.ccprobe = g.ccprobe;
 	ccprobe_registry_init(&cr, &reg);
+	if (g.spot) {
+		rc = spot_main(&in, &reg, ppath);
+		ccprobe_registry_free(&cr);
+		profile_free(&prof);
+		free(ppath);
+		return rc;
+	}
 	if (plan_make(&pl, &in, &reg, err, sizeof(err)))
 		die("%s", err);
 
@@ -1325,30 +1534,8 @@ int main(int argc, char **argv)
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 	}
-	if (g.launch == PLAN_EMULATED) {
-		struct strv up = { 0 };
-		char *ea = strv_join(&g.emu_args, " ");
-		pid_t pid;
-		int urc;
-
-		g.emu_log = xasprintf("%s/emucluster.log", g.out);
-		progress("building the emulated cluster (%s up %d%s%s)", g.emucluster, g.nodes, *ea ? " " : "", ea);
-		free(ea);
-		strv_add(&up, g.emucluster);
-		strv_add(&up, "up");
-		strv_addf(&up, "%d", g.nodes);
-		strv_addv(&up, &g.emu_args);
-		append(g.emu_log, "", 1);
-		pid = spawn_logged(up.v, g.emu_log, 0);
-		urc = pid < 0 ? 127 : spawn_wait(pid);
-		strv_free(&up);
-		if (urc != 0) {
-			char *l = last_line(g.emu_log);
-
-			die("cannot build the emulated cluster: %s", l);
-		}
-		g.emu_up = 1;
-	}
+	if (g.launch == PLAN_EMULATED)
+		emu_build();
 
 	t0 = now();
 	for (int k = 0; k < pl.nph; k++)

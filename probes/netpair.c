@@ -41,6 +41,9 @@ static double p_time = 0.15;
 #define TOL_AUTO -1.0
 #define TOL_NODES 0.85
 #define TOL_SHARED 0.5
+/* a soak runs at least this many sweeps: every link then has 4 samples (both ways, twice),
+ * above the 3 ccreport judges (report/soak.h SOAK_MIN_INTERVALS) */
+#define NP_SOAK_LEAST_SWEEPS 2
 static double p_tol = TOL_AUTO;
 static double p_bidir_tol = -1.0;  /* not given: see choose_mode */
 static double p_lat_tol = -1.0;   /* not given: 3, 0 on a shared kernel */
@@ -1420,7 +1423,9 @@ static int netpair_soak(struct cc_run *run)
 			if (!o->quiet)
 				print_sweep(&c, sweep, t, v, who, nv);
 			nv = 0;
-			stop = t >= o->soak_s;
+			/* never fewer sweeps than give every link the samples ccreport judges (a slow
+			 * first sweep once ended a 1.5 s soak after one: 2 samples a link, not judged) */
+			stop = t >= o->soak_s && sweep + 1 >= NP_SOAK_LEAST_SWEEPS;
 		}
 		sweep++;
 		if (mpictx_nap_bcast(&stop, 1, MPI_INT, mpi->world))
@@ -1462,22 +1467,23 @@ static double netpair_estimate(const struct cc_options *o)
 }
 
 /*
- * --soak: the duration, rounded up to whole sweeps (one more sweep at most),
- * each sweep the tournament's rounds of two steps of --soak-interval.
+ * --soak: the duration, rounded up to whole sweeps (one more sweep at most,
+ * NP_SOAK_LEAST_SWEEPS at least), each sweep the tournament's rounds of two
+ * steps of --soak-interval.
  */
 static double netpair_soak_estimate(const struct cc_options *o)
 {
 	int n = o->plan_nodes, pairs = n * (n - 1) / 2, rounds = n % 2 ? n : n - 1;
 	double gbps = o->plan_gbps > 0 ? o->plan_gbps : 100, msg = p_bw_size * 8.0 / (gbps * 1e9);
-	double bw = o->soak_interval > msg ? o->soak_interval : msg;
+	double bw = o->soak_interval > msg ? o->soak_interval : msg, sweep;
 	int at_once = p_concurrency ? p_concurrency : n / 2;
 
 	if (n < 2)
 		return 0;
 	if (at_once < 1)
 		at_once = 1;
-	return o->soak_s + (p_concurrency ? (double)(pairs + at_once - 1) / at_once : rounds) *
-	       (2 * (bw + p_warmup * msg) + 0.02);
+	sweep = (p_concurrency ? (double)(pairs + at_once - 1) / at_once : rounds) * (2 * (bw + p_warmup * msg) + 0.02);
+	return fmax(o->soak_s + sweep, NP_SOAK_LEAST_SWEEPS * sweep);
 }
 
 const struct probe probe_netpair = {

@@ -29,6 +29,26 @@ t_done() {
 
 t_is_root() { [ "$(id -u)" -eq 0 ]; }
 
+# t_load: the machine's load, measured here (tests/busy.sh: run queue, load average, a short
+# CPU-availability probe), never taken from CCDIAG_TEST_HOG: a CI machine is busy for reasons
+# of its own. Sets T_BUSY (1 busy, 0 quiet) and T_LOAD, what was measured, for the log.
+t_load() {
+	if T_LOAD=$("$T_ROOT/tests/busy.sh"); then T_BUSY=1; else T_BUSY=0; fi
+}
+
+# t_busy_during CMD...: runs CMD and measures the load before and after it; T_BUSY=1 when
+# either measurement found the machine busy (a case that ran for a minute saw both)
+t_busy_during() {
+	local before rc
+	t_load
+	before=$T_BUSY
+	"$@"
+	rc=$?
+	t_load
+	[ "$before" = 1 ] && T_BUSY=1 && T_LOAD="busy (before the case); now $T_LOAD"
+	return "$rc"
+}
+
 # t_make_lean: builds ccprobe without libibverbs and without cuBLASLt (CUDA and NCCL
 # kept) into build-lean: one build for the suites that check what a probe says when
 # its library was left out (test_gemm_fake: gemm; test_ib: ib). make's output is left

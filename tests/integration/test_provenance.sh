@@ -138,4 +138,20 @@ t_check "a FIFO for a MANIFEST: refused at once, exit 2 (was $rc)" \
 verify "$T_TMP/nosuch"
 t_check "verify of a folder that does not exist: exit 2 (was $rc)" bash -c "[ $rc -eq 2 ]"
 
+# ---- spot-check's bad input (its runs are in test_spotcheck_emu.sh): one line, exit 2, nothing run
+sc() { "$D" spot-check -p "$FX/netpair-only.ini" "$@" >"$T_TMP/sc.out" 2>&1; rc=$?; }
+sc -H a,b
+t_check "spot-check without --against: exit 2 (was $rc), one line" \
+	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/sc.out') -eq 1 ] && grep -q 'needs --against DIR' '$T_TMP/sc.out'"
+sc --against "$T_TMP/nosuch" -H a,b
+t_check "spot-check of a folder that does not exist: exit 2 (was $rc)" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'is not a folder' '$T_TMP/sc.out'"
+sc --against "$out"
+t_check "spot-check without the received run's hosts (this host alone): exit 2 (was $rc)" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'runs on the received run.s hosts' '$T_TMP/sc.out'"
+sc --against "$out" -H a,b --tol 0%
+t_check "spot-check --tol 0%: exit 2 (was $rc)" bash -c "[ $rc -eq 2 ] && grep -q 'invalid tolerance' '$T_TMP/sc.out'"
+sc --against "$out" -H a,b --nonce x
+t_check "spot-check takes no --nonce: exit 2 (was $rc)" bash -c "[ $rc -eq 2 ]"
+
 t_done
