@@ -174,27 +174,13 @@ static void cleanup(void)
 	}
 }
 
-/* the line, made safe for a terminal */
-static void vline(FILE *f, const char *fmt, va_list ap)
-{
-	char *s, *t;
-
-	if (vasprintf(&s, fmt, ap) < 0)
-		return;
-	t = safe_text(s);
-	fprintf(f, "ccdiag: %s\n", t);
-	fflush(f);
-	free(s);
-	free(t);
-}
-
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vline(stderr, fmt, ap);
+	vsay(stderr, fmt, ap);
 	va_end(ap);
 	exit(EXIT_BAD_INPUT);
 }
@@ -205,7 +191,7 @@ static void say(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vline(stdout, fmt, ap);
+	vsay(stdout, fmt, ap);
 	va_end(ap);
 }
 
@@ -217,7 +203,7 @@ static void progress(const char *fmt, ...)
 	if (g.quiet)
 		return;
 	va_start(ap, fmt);
-	vline(stderr, fmt, ap);
+	vsay(stderr, fmt, ap);
 	va_end(ap);
 }
 
@@ -649,6 +635,17 @@ static void on_signal(int sig)
 		term_sent = 1;
 		kill(child, SIGTERM);
 	}
+}
+
+/* Ctrl-C and SIGTERM: one SIGTERM to the running launch, later phases not run */
+static void catch_signals(void)
+{
+	struct sigaction sa = { 0 };
+
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }
 
 /* ------------------------------------------------------------------ options */
@@ -1212,7 +1209,6 @@ static int spot_main(const struct plan_input *in, const struct plan_registry *re
 	struct spot_args a = { .profile = ppath, .against = g.against, .ccreport = g.ccreport, .k = g.spot_k,
 			       .tol = g.spot_tol };
 	struct strv reach = { 0 };
-	struct sigaction sa = { 0 };
 	struct stat st;
 	char *top;
 	int rc;
@@ -1254,10 +1250,7 @@ static int spot_main(const struct plan_input *in, const struct plan_registry *re
 	}
 	if (g.launch == PLAN_MPIRUN)
 		check_hosts();
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	catch_signals();
 	if (g.launch == PLAN_EMULATED)
 		emu_build();
 	rc = spotcheck(&a, &ops);
@@ -1526,14 +1519,7 @@ int main(int argc, char **argv)
 		g.quick_profile = quick_profile(ppath, &pl.quick_keep);
 		g.profile = g.quick_profile;
 	}
-	{
-		struct sigaction sa = { 0 };
-
-		sa.sa_handler = on_signal;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-	}
+	catch_signals();
 	if (g.launch == PLAN_EMULATED)
 		emu_build();
 

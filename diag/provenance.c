@@ -25,26 +25,6 @@
 
 enum { V_OK = 0, V_FAIL = 1, V_USAGE = 2, V_INCOMPLETE = 4 };
 
-/* one line "ccdiag: ..." made safe for a terminal */
-static void line(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void line(FILE *f, const char *fmt, ...)
-{
-	va_list ap;
-	char *s, *t;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	if (!s)
-		return;
-	t = safe_text(s);
-	fprintf(f, "ccdiag: %s\n", t);
-	fflush(f);
-	free(s);
-	free(t);
-}
-
 void random_run_id(char buf[17])
 {
 	unsigned char r[8] = { 0 };
@@ -214,7 +194,7 @@ out:
 static void problem(void *ctx, const char *name, const char *what)
 {
 	(*(int *)ctx)++;
-	line(stdout, "verify: FAIL %s: %s", name, what);
+	sayf(stdout, "verify: FAIL %s: %s", name, what);
 }
 
 /* the options of sign and verify: DIR and -f/-I/--nonce */
@@ -235,7 +215,7 @@ static int pv_parse(int argc, char **argv, struct pv_opts *o, int verify)
 		else if (verify && !strcmp(a, "--nonce"))
 			to = &o->nonce;
 		else if (a[0] == '-' || o->dir) {
-			line(stderr, "%s: %s '%s' (try: ccdiag --help)", argv[1],
+			sayf(stderr, "%s: %s '%s' (try: ccdiag --help)", argv[1],
 			     a[0] == '-' ? "unknown option" : "one folder only, not also", a);
 			return -1;
 		} else {
@@ -243,13 +223,13 @@ static int pv_parse(int argc, char **argv, struct pv_opts *o, int verify)
 			continue;
 		}
 		if (i + 1 >= argc) {
-			line(stderr, "%s: option '%s' needs a value", argv[1], a);
+			sayf(stderr, "%s: option '%s' needs a value", argv[1], a);
 			return -1;
 		}
 		*to = argv[++i];
 	}
 	if (!o->dir) {
-		line(stderr, verify ? "usage: ccdiag verify DIR [-f ALLOWED_SIGNERS -I IDENTITY] [--nonce VALUE]" :
+		sayf(stderr, verify ? "usage: ccdiag verify DIR [-f ALLOWED_SIGNERS -I IDENTITY] [--nonce VALUE]" :
 			       "usage: ccdiag sign DIR -f KEY");
 		return -1;
 	}
@@ -263,12 +243,12 @@ static int pv_manifest(const char *dir, struct manifest *m, char **path, const c
 	struct stat st;
 
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		line(stderr, "%s: '%s' is not a folder", cmd, dir);
+		sayf(stderr, "%s: '%s' is not a folder", cmd, dir);
 		return V_USAGE;
 	}
 	*path = xasprintf("%s/MANIFEST", dir);
 	if (manifest_read(m, *path, err, sizeof(err))) {
-		line(stderr, "%s: %s", cmd, err);
+		sayf(stderr, "%s: %s", cmd, err);
 		return V_USAGE;
 	}
 	return V_OK;
@@ -289,63 +269,74 @@ static char *last_words(const char *out, const char *err)
 	return strndup(b, (size_t)(s + n - b));
 }
 
+/* what sign and verify hold: the MANIFEST, its path and its signature's, ssh-keygen's output */
+struct pv {
+	struct manifest m;
+	char *path, *sig, *out, *errs;
+};
+
+static int pv_done(struct pv *p, int rc)
+{
+	manifest_free(&p->m);
+	free(p->path);
+	free(p->sig);
+	free(p->out);
+	free(p->errs);
+	return rc;
+}
+
 int sign_command(int argc, char **argv)
 {
 	struct pv_opts o = { 0 };
-	struct manifest m;
-	char *path = NULL, *sig = NULL, *out = NULL, *errs = NULL, *w;
+	struct pv p = { 0 };
+	char *w;
 	int rc, bad = 0;
 
 	if (pv_parse(argc, argv, &o, 0))
 		return V_USAGE;
 	if (!o.file) {
-		line(stderr, "sign: no key (-f KEY: an OpenSSH private key, or its .pub with the key in ssh-agent)");
+		sayf(stderr, "sign: no key (-f KEY: an OpenSSH private key, or its .pub with the key in ssh-agent)");
 		return V_USAGE;
 	}
-	if ((rc = pv_manifest(o.dir, &m, &path, "sign")))
+	if ((rc = pv_manifest(o.dir, &p.m, &p.path, "sign")))
 		return rc;
 	/* never vouch for files that no longer match */
-	if (manifest_check(&m, o.dir, problem, &bad)) {
-		line(stdout, "sign: not signed: %d file(s) differ from %s", bad, path);
+	if (manifest_check(&p.m, o.dir, problem, &bad)) {
+		sayf(stdout, "sign: not signed: %d file(s) differ from %s", bad, p.path);
 		rc = V_FAIL;
 		goto out;
 	}
-	sig = xasprintf("%s.sig", path);
+	p.sig = xasprintf("%s.sig", p.path);
 	/* ssh-keygen asks before it overwrites (and reads no from /dev/null): a new signature replaces the old */
-	if (unlink(sig) && errno != ENOENT) {
-		line(stderr, "sign: cannot remove the old '%s': %s", sig, strerror(errno));
+	if (unlink(p.sig) && errno != ENOENT) {
+		sayf(stderr, "sign: cannot remove the old '%s': %s", p.sig, strerror(errno));
 		rc = V_USAGE;
 		goto out;
 	}
 	{
 		char *cmd[] = { "ssh-keygen", "-Y", "sign", "-f", (char *)o.file, "-n", MANIFEST_NAMESPACE,
-				path, NULL };
+				p.path, NULL };
 
-		rc = spawn_capture(cmd, &out, &errs, 120);
+		rc = spawn_capture(cmd, &p.out, &p.errs, 120);
 	}
 	if (rc == -1 || rc == 127) {
-		line(stderr, "sign: cannot run ssh-keygen (OpenSSH's; Debian: openssh-client)");
+		sayf(stderr, "sign: cannot run ssh-keygen (OpenSSH's; Debian: openssh-client)");
 		rc = V_USAGE;
 		goto out;
 	}
-	if (rc != 0 || access(sig, R_OK)) {
-		w = last_words(out, errs);
-		line(stderr, "sign: ssh-keygen -Y sign failed (exit %d): %s", rc, w);
+	if (rc != 0 || access(p.sig, R_OK)) {
+		w = last_words(p.out, p.errs);
+		sayf(stderr, "sign: ssh-keygen -Y sign failed (exit %d): %s", rc, w);
 		free(w);
 		rc = V_USAGE;
 		goto out;
 	}
-	line(stdout, "signed %d file(s): %s (namespace %s); the customer checks it with: ccdiag verify %s "
-	     "-f ALLOWED_SIGNERS -I IDENTITY, or ssh-keygen -Y verify (docs/provenance.md)", m.n, sig,
+	sayf(stdout, "signed %d file(s): %s (namespace %s); the customer checks it with: ccdiag verify %s "
+	     "-f ALLOWED_SIGNERS -I IDENTITY, or ssh-keygen -Y verify (docs/provenance.md)", p.m.n, p.sig,
 	     MANIFEST_NAMESPACE, o.dir);
 	rc = V_OK;
 out:
-	manifest_free(&m);
-	free(path);
-	free(sig);
-	free(out);
-	free(errs);
-	return rc;
+	return pv_done(&p, rc);
 }
 
 /* results files in dir that the manifest does not list (ccreport DIR/phase-*.jsonl would read them) */
@@ -359,7 +350,7 @@ static int unlisted(const char *dir, const struct manifest *m)
 		return 0;
 	while ((e = readdir(d)))
 		if (!fnmatch("phase-*.jsonl", e->d_name, 0) && manifest_find(m, e->d_name) < 0) {
-			line(stdout, "verify: FAIL %s: not in the MANIFEST (a results file added after it was written)",
+			sayf(stdout, "verify: FAIL %s: not in the MANIFEST (a results file added after it was written)",
 			     e->d_name);
 			n++;
 		}
@@ -384,7 +375,7 @@ static int nonce_everywhere(const char *dir, const struct manifest *m, const cha
 		h = header_of(p);
 		got = json_string_value(json_object_get(h, "nonce"));
 		if (!got || strcmp(got, nonce)) {
-			line(stdout, "verify: FAIL %s: its header's nonce is %s%s%s, not the one given", m->name[i],
+			sayf(stdout, "verify: FAIL %s: its header's nonce is %s%s%s, not the one given", m->name[i],
 			     got ? "'" : "", got ? got : "missing", got ? "'" : "");
 			bad++;
 		}
@@ -397,41 +388,41 @@ static int nonce_everywhere(const char *dir, const struct manifest *m, const cha
 int verify_command(int argc, char **argv)
 {
 	struct pv_opts o = { 0 };
-	struct manifest m;
-	char *path = NULL, *sig = NULL, *out = NULL, *errs = NULL, *w;
+	struct pv p = { 0 };
+	char *w;
 	const char *mn;
 	int rc, bad = 0, sig_checked = 0;
 
 	if (pv_parse(argc, argv, &o, 1))
 		return V_USAGE;
 	if ((o.file != NULL) != (o.identity != NULL)) {
-		line(stderr, "verify: give both -f ALLOWED_SIGNERS and -I IDENTITY (the signer the customer expects), or neither");
+		sayf(stderr, "verify: give both -f ALLOWED_SIGNERS and -I IDENTITY (the signer the customer expects), or neither");
 		return V_USAGE;
 	}
-	if ((rc = pv_manifest(o.dir, &m, &path, "verify")))
+	if ((rc = pv_manifest(o.dir, &p.m, &p.path, "verify")))
 		return rc;
-	sig = xasprintf("%s.sig", path);
+	p.sig = xasprintf("%s.sig", p.path);
 	/* the signature first: which bytes of MANIFEST someone vouched for */
 	if (o.file) {
 		char *cmd[] = { "ssh-keygen", "-Y", "verify", "-f", (char *)o.file, "-I", (char *)o.identity,
-				"-n", MANIFEST_NAMESPACE, "-s", sig, NULL };
+				"-n", MANIFEST_NAMESPACE, "-s", p.sig, NULL };
 
-		if (access(sig, R_OK)) {
-			line(stdout, "verify: FAIL signature: %s: %s (the MANIFEST is not signed)", sig, strerror(errno));
+		if (access(p.sig, R_OK)) {
+			sayf(stdout, "verify: FAIL signature: %s: %s (the MANIFEST is not signed)", p.sig, strerror(errno));
 			bad++;
 		} else {
-			rc = spawn_capture_in(cmd, path, &out, &errs, 60);
+			rc = spawn_capture_in(cmd, p.path, &p.out, &p.errs, 60);
 			if (rc == -1 || rc == 127) {
-				line(stderr, "verify: cannot run ssh-keygen (OpenSSH's; Debian: openssh-client)");
+				sayf(stderr, "verify: cannot run ssh-keygen (OpenSSH's; Debian: openssh-client)");
 				rc = V_USAGE;
 				goto out;
 			}
-			w = last_words(rc ? errs : out, rc ? NULL : errs);
+			w = last_words(rc ? p.errs : p.out, rc ? NULL : p.errs);
 			if (rc == 0) {
-				line(stdout, "verify: signature: %s", w);
+				sayf(stdout, "verify: signature: %s", w);
 				sig_checked = 1;
 			} else {
-				line(stdout, "verify: FAIL signature: ssh-keygen -Y verify: %s (the MANIFEST was changed "
+				sayf(stdout, "verify: FAIL signature: ssh-keygen -Y verify: %s (the MANIFEST was changed "
 				     "after it was signed, or another key signed it)", *w ? w : "failed");
 				bad++;
 			}
@@ -439,37 +430,32 @@ int verify_command(int argc, char **argv)
 		}
 	}
 	/* then the files it lists, and any results file it does not */
-	manifest_check(&m, o.dir, problem, &bad);
-	bad += unlisted(o.dir, &m);
+	manifest_check(&p.m, o.dir, problem, &bad);
+	bad += unlisted(o.dir, &p.m);
 	if (o.nonce) {
-		mn = manifest_meta(&m, "nonce");
+		mn = manifest_meta(&p.m, "nonce");
 		if (!mn || strcmp(mn, o.nonce)) {
-			line(stdout, "verify: FAIL nonce: the MANIFEST's is %s%s%s, not the one given", mn ? "'" : "",
+			sayf(stdout, "verify: FAIL nonce: the MANIFEST's is %s%s%s, not the one given", mn ? "'" : "",
 			     mn ? mn : "missing", mn ? "'" : "");
 			bad++;
 		}
-		bad += nonce_everywhere(o.dir, &m, o.nonce);
+		bad += nonce_everywhere(o.dir, &p.m, o.nonce);
 	}
-	line(stdout, "verify: %s: %d file(s) listed, run %s from %s to %s on %s; nonce %s", path, m.n,
-	     manifest_meta(&m, "run_id") ?: "?", manifest_meta(&m, "start") ?: "?", manifest_meta(&m, "end") ?: "?",
-	     manifest_meta(&m, "hosts_actual") ?: "?", manifest_meta(&m, "nonce") ?: "none");
+	sayf(stdout, "verify: %s: %d file(s) listed, run %s from %s to %s on %s; nonce %s", p.path, p.m.n,
+	     manifest_meta(&p.m, "run_id") ?: "?", manifest_meta(&p.m, "start") ?: "?", manifest_meta(&p.m, "end") ?: "?",
+	     manifest_meta(&p.m, "hosts_actual") ?: "?", manifest_meta(&p.m, "nonce") ?: "none");
 	if (bad) {
-		line(stdout, "verify: FAILED: %d check(s) failed", bad);
+		sayf(stdout, "verify: FAILED: %d check(s) failed", bad);
 		rc = V_FAIL;
 	} else if (!sig_checked) {
-		line(stdout, "verify: the files match the MANIFEST; its signature was not checked (give -f "
+		sayf(stdout, "verify: the files match the MANIFEST; its signature was not checked (give -f "
 		     "ALLOWED_SIGNERS -I IDENTITY): anyone could have written it");
 		rc = V_INCOMPLETE;
 	} else {
-		line(stdout, "verify: OK: the signature and every file match (this says who vouched for "
+		sayf(stdout, "verify: OK: the signature and every file match (this says who vouched for "
 		     "these bytes, not that they were measured: docs/provenance.md)");
 		rc = V_OK;
 	}
 out:
-	manifest_free(&m);
-	free(path);
-	free(sig);
-	free(out);
-	free(errs);
-	return rc;
+	return pv_done(&p, rc);
 }

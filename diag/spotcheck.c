@@ -52,24 +52,8 @@ struct spot {
 	int judged;              /* ccreport runs of reruns, for their folder names */
 };
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-	char *s, *t;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	if (!s)
-		return;
-	t = safe_text(s);
-	printf("ccdiag: spot-check: %s\n", t);
-	fflush(stdout);
-	free(s);
-	free(t);
-}
+/* "ccdiag: spot-check: ..." */
+#define say(...) sayf(stdout, "spot-check: " __VA_ARGS__)
 
 /* xorshift64*: the sample's order, repeatable with --seed */
 static unsigned long long next_rand(unsigned long long *s)
