@@ -299,7 +299,7 @@ int sign_command(int argc, char **argv)
 		return V_USAGE;
 	}
 	if ((rc = pv_manifest(o.dir, &p.m, &p.path, "sign")))
-		return rc;
+		return pv_done(&p, rc);
 	/* never vouch for files that no longer match */
 	if (manifest_check(&p.m, o.dir, problem, &bad)) {
 		sayf(stdout, "sign: not signed: %d file(s) differ from %s", bad, p.path);
@@ -400,7 +400,7 @@ int verify_command(int argc, char **argv)
 		return V_USAGE;
 	}
 	if ((rc = pv_manifest(o.dir, &p.m, &p.path, "verify")))
-		return rc;
+		return pv_done(&p, rc);
 	p.sig = xasprintf("%s.sig", p.path);
 	/* the signature first: which bytes of MANIFEST someone vouched for */
 	if (o.file) {
