@@ -772,7 +772,7 @@ static void write_diagnosis(struct np_ctx *c)
 		}
 	verdict = d->bad_nodes || d->bad_links ? "fail" :
 		  d->suspect_nodes || d->ambiguous_nodes || d->ambiguous_links || d->inconclusive_nodes ||
-		  d->inconclusive_links ? "inconclusive" : "pass";
+		  d->inconclusive_links || d->collapsed ? "inconclusive" : "pass";
 	rec = diag_record("summary", verdict);
 	json_object_set_new(rec, "nodes", json_integer(d->n));
 	json_object_set_new(rec, "bad_nodes", bad_nodes);

@@ -670,6 +670,10 @@ int np_diagnose(struct np_diag *d, np_measure_fn measure, void *ctx)
 			"without a third, known-good node" :
 			"some suspect nodes have no known-good partner (no node with a good "
 			"link) to tell a node fault from a link fault";
+	else if (d->collapsed)
+		d->note = "the reference is below half the links' rate (ref_of_rate): the run was slowed "
+			  "as a whole, so a fault within that is not seen and nothing flagged is no pass; "
+			  "measure again on a quiet cluster";
 	else if (n == 2 && !d->ref_expected)
 		d->note = "2 nodes: the only link is its own reference, so nothing can be "
 			  "flagged; give --pair-expect-gbps to judge it";
