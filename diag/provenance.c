@@ -3,7 +3,7 @@
  * (provenance.h, docs/provenance.md).
  */
 #include "provenance.h"
-#include "spawn.h"
+#include "../core/spawn.h"
 #include "../core/version.h"
 #include "../report/manifest.h"
 
@@ -18,10 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#ifndef CCDIAG_GIT
-#define CCDIAG_GIT "unknown"
-#endif
 
 enum { V_OK = 0, V_FAIL = 1, V_USAGE = 2, V_INCOMPLETE = 4 };
 
@@ -127,7 +123,7 @@ int manifest_write(const struct run_manifest *r, char *err, size_t len)
 	fprintf(f, "# check: sha256sum -c MANIFEST; signed: ssh-keygen -Y verify -n %s (docs/provenance.md)\n",
 		MANIFEST_NAMESPACE);
 	fprintf(f, "# tool: ccdiag %s\n", CCDIAG_VERSION);
-	fprintf(f, "# commit: %s\n", CCDIAG_GIT);
+	fprintf(f, "# commit: %s\n", ccdiag_commit);
 	v = version_of(r->ccprobe);
 	fprintf(f, "# ccprobe: %s\n", v);
 	free(v);

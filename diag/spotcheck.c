@@ -8,7 +8,7 @@
  * matters is a received figure far better than what the cluster does now.
  */
 #include "spotcheck.h"
-#include "spawn.h"
+#include "../core/spawn.h"
 #include "../report/profile.h"
 #include "../report/report.h"
 

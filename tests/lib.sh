@@ -9,7 +9,8 @@ T_FAIL=0
 T_SKIP=0
 T_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ccdiag-test.XXXXXX")
-trap 'rm -rf "$T_TMP"' EXIT
+T_PUB=
+trap 'rm -rf "$T_TMP" ${T_PUB:+"$T_PUB"}' EXIT
 
 # each line ends with the seconds since the suite started: where a suite's time goes
 t_pass() { T_PASS=$((T_PASS + 1)); printf 'PASS %s: %s [%d s]\n' "$T_SUITE" "$*" "$SECONDS"; }
@@ -36,17 +37,25 @@ t_load() {
 	if T_LOAD=$("$T_ROOT/tests/busy.sh"); then T_BUSY=1; else T_BUSY=0; fi
 }
 
-# t_busy_during CMD...: runs CMD and measures the load before and after it; T_BUSY=1 when
-# either measurement found the machine busy (a case that ran for a minute saw both)
-t_busy_during() {
-	local before rc
-	t_load
-	before=$T_BUSY
-	"$@"
-	rc=$?
-	t_load
-	[ "$before" = 1 ] && T_BUSY=1 && T_LOAD="busy (before the case); now $T_LOAD"
-	return "$rc"
+# t_as_nobody CMD...: CMD as the unprivileged user nobody (setpriv, else su)
+t_as_nobody() {
+	if command -v setpriv >/dev/null 2>&1; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+	else
+		su nobody -s /bin/bash -c "$(printf '%q ' "$@")"
+	fi
+}
+
+# t_user_copy FILE...: copies the FILEs into $T_PUB, a folder under /tmp that every
+# user can enter and read (0755), for what another user must run or read (nobody
+# in test_emucluster, apt's _apt in test_package): a checkout cloned into root's
+# home (0700) is out of their reach. Removed on exit. Returns 1 when the folder
+# cannot be made.
+t_user_copy() {
+	if [ -z "$T_PUB" ]; then
+		T_PUB=$(mktemp -d /tmp/ccdiag-pub.XXXXXX) && chmod 755 "$T_PUB" || return 1
+	fi
+	cp "$@" "$T_PUB/" && chmod -R a+rX "$T_PUB"
 }
 
 # t_make_lean: builds ccprobe without libibverbs and without cuBLASLt (CUDA and NCCL
@@ -75,7 +84,7 @@ t_emu_suite() {
 	fi
 	T_TMP_LOCAL=$T_TMP
 	T_TMP=$(mktemp -d /var/tmp/ccdiag-test.XXXXXX) || { t_fail "cannot create a directory in /var/tmp"; t_done; exit; }
-	trap '"$EMU" down >/dev/null 2>&1; rm -rf "$T_TMP" "$T_TMP_LOCAL"' EXIT
+	trap '"$EMU" down >/dev/null 2>&1; rm -rf "$T_TMP" "$T_TMP_LOCAL" ${T_PUB:+"$T_PUB"}' EXIT
 	trap 'exit 130' INT TERM
 }
 
