@@ -32,6 +32,7 @@ import datetime
 import json
 import math
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -99,6 +100,7 @@ def main():
     ap.add_argument("--port", type=int, default=29533, help="rendezvous port [29533]")
     ap.add_argument("--deadline", type=float, default=60, help="seconds for every rank to join [60]")
     ap.add_argument("-o", "--output", default="torch_step.jsonl", help="JSON Lines file (rank 0)")
+    ap.add_argument("--nonce", default="", help="written into the header as given (ccdiag --nonce)")
     a = ap.parse_args()
     try:
         bucket = parse_size(a.bucket)
@@ -111,6 +113,9 @@ def main():
             not (0 <= a.seconds <= 86400):
         ap.error("--warmup and --hidden are 0 or more, --params 1 or more, --deadline above 0, "
                  "--seconds 0 to 86400")
+    if a.nonce and not re.fullmatch(r"[A-Za-z0-9._:+/=-]{1,128}", a.nonce):
+        ap.error("invalid value %r for --nonce (1 to 128 letters, digits, '.', '_', ':', '+', '/', '=', '-')"
+                 % a.nonce)
 
     rank, size, local_rank = env_rank()
     t_start = time.time()
@@ -119,6 +124,8 @@ def main():
     def write(rtype, rec):
         if out:
             rec = dict({"type": rtype}, **rec)
+            if rtype == "run" and a.nonce:
+                rec["nonce"] = a.nonce
             rec["elapsed_s"] = time.time() - t_start
             out.write(json.dumps(rec, allow_nan=False, default=str) + "\n")
             out.flush()
