@@ -52,6 +52,18 @@ def env_rank():
     return 0, 1, 0
 
 
+def nccl_version(torch):
+    """NCCL's version as "2.27.3": a tuple in recent torch, an int (22703) before."""
+    try:
+        v = torch.cuda.nccl.version()
+    except Exception:  # noqa: BLE001 (a build without NCCL)
+        return None
+    if isinstance(v, int):
+        return "%d.%d.%d" % (v // 10000, v // 100 % 100, v % 100) if v >= 10000 else \
+            "%d.%d.%d" % (v // 1000, v // 100 % 10, v % 100)
+    return ".".join(map(str, v))
+
+
 def parse_size(text):
     units = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
     t = text.strip().upper().rstrip("B")
@@ -165,12 +177,17 @@ def main():
     asked = 12.0 * hidden * hidden * layers if a.hidden else a.params
     while hidden > 8 and 12.0 * hidden * hidden * layers > a.max_params:
         hidden = int(hidden * 0.9)
+    if cuda and not a.hidden and hidden >= 128:
+        # tensor-core shapes and heads of 64: hidden a multiple of 64 on GPUs (the scale says so)
+        hidden = 64 * max(1, int(round(hidden / 64.0)))
+        while hidden > 64 and 12.0 * hidden * hidden * layers > a.max_params:
+            hidden -= 64
     heads = max(1, hidden // 64) if hidden % 64 == 0 else 1
     vocab, seq = 256, min(a.seq, a.tokens)
     batch = max(1, a.tokens // seq)
 
     versions = {"torch": torch.__version__, "cuda": torch.version.cuda,
-                "nccl": ".".join(map(str, torch.cuda.nccl.version())) if cuda else None}
+                "nccl": nccl_version(torch) if cuda else None}
     hostname = socket.gethostname()
     t0 = time.time()
     joined, why = True, None

@@ -3,7 +3,8 @@
 # ccprobe (built here, or the carried build/gpu-bundle: tests/gpu/bundle.sh), runs every
 # GPU probe (pcie, nvlink, hbm; gemm with gpuhealth before and after) and an NCCL
 # all_reduce sweep on one host, one rank per GPU, the training step on one rank (ccprobe
-# trainstep; workloads/torch_step.py when torch with CUDA imports), judges the records with the GPU's
+# trainstep; workloads/torch_step.py with CCDIAG_PYTHON, else the first python3 on PATH, when
+# it imports torch with CUDA), judges the records with the GPU's
 # shipped profile, and prints the figures with their units: HBM copy kernel, triad and
 # copy engine (TB/s, % of the memory's rate), GEMM bf16/fp8 TFLOP/s and accumulation
 # mode, PCIe, the sustained phase's clock-event (throttle) reasons, gpuhealth's XID
@@ -260,10 +261,15 @@ elif [ "$(left)" -gt 30 ]; then
 		STEPS+=("trainstep:FAILED")
 		fail=1
 	fi
-	tpy=""
+	# the interpreter, as ccdiag finds it (docs/ccdiag.md): CCDIAG_PYTHON alone when set, else
+	# the first python3 on PATH that imports torch with CUDA; each try within what is left
+	tpy="" tried=""
 	if [ -z "${CCDIAG_FAKECUDA_GPUS:-}" ]; then
-		for py in $(type -P -a python3) /usr/bin/python3 /usr/local/bin/python3; do
-			if [ -x "$py" ] && timeout 60 "$py" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' \
+		if [ -n "${CCDIAG_PYTHON:-}" ]; then cands=("$CCDIAG_PYTHON"); else mapfile -t cands < <(type -P -a python3 | awk '!seen[$0]++'); fi
+		for py in "${cands[@]}"; do
+			[ "$(left)" -gt 50 ] || break
+			tried+=" $py"
+			if timeout "$(limit 45)" "$py" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' \
 				>/dev/null 2>&1; then
 				tpy=$py
 				break
@@ -274,7 +280,7 @@ elif [ "$(left)" -gt 30 ]; then
 		say "== torch_step: skipped (the CUDA test double cannot run PyTorch)"
 		STEPS+=("torch_step:skipped")
 	elif [ -z "$tpy" ]; then
-		say "== torch_step: skipped: no python3 here imports torch with CUDA available"
+		say "== torch_step: skipped: ${CCDIAG_PYTHON:+CCDIAG_PYTHON=}${tried:+tried$tried: }no python3 here imports torch with CUDA available (CCDIAG_PYTHON names one)"
 		STEPS+=("torch_step:skipped")
 	elif [ "$(left)" -gt 40 ]; then
 		lim=$(limit 90)
