@@ -76,10 +76,18 @@ done
 if [ -n "$PY" ]; then
 	ts() {  # ts OUT [FAULT]: torch_step.py on 2 local ranks
 		timeout 240 mpirun --oversubscribe -np 2 ${2:+-x CCPROBE_FAULT=$2} "$PY" "$T_ROOT/workloads/torch_step.py" \
-			--params 1e5 --layers 2 --tokens 32 --bucket 64K --steps 3 --warmup 1 -o "$1" >"$1.log" 2>&1
+			--params 1e5 --layers 2 --tokens 32 --bucket 64K --steps 3 --warmup 1 ${NONCE:+--nonce "$NONCE"} \
+			-o "$1" >"$1.log" 2>&1
 	}
-	ts "$T_TMP/torch.jsonl"
+	NONCE=cust-42:x/y= ts "$T_TMP/torch.jsonl"
 	trc=$?
+	# ccdiag --nonce reaches the framework's phase too: its header carries it (ccdiag verify checks)
+	t_check "torch_step --nonce: the header carries the value as given" \
+		jq -e -s '.[0].type == "run" and .[0].nonce == "cust-42:x/y="' "$T_TMP/torch.jsonl"
+	"$PY" "$T_ROOT/workloads/torch_step.py" --nonce 'a b' -o "$T_TMP/badnonce.jsonl" >"$T_TMP/badnonce.out" 2>&1
+	rc=$?
+	t_check "torch_step --nonce 'a b': exit 2, one line naming --nonce, no records (exit $rc)" \
+		bash -c "[ $rc -eq 2 ] && grep -q \"invalid value 'a b' for --nonce\" '$T_TMP/badnonce.out' && [ ! -e '$T_TMP/badnonce.jsonl' ]"
 	"$R" -q --no-render -p "$PROF" -o "$T_TMP/trep" "$T_TMP/torch.jsonl" >/dev/null 2>&1
 	t_check "torch_step on 2 ranks (gloo): exit 0, the interpreter named, framework_ready passes (exit $trc)" \
 		bash -c "[ $trc -eq 0 ] && jq -e '([.criteria[] | select(.id == \"framework\") | .verdict] | .[0] == \"pass\") and
