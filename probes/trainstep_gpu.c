@@ -20,6 +20,10 @@
 #include "trainstep.h"
 #include "probe.h"
 
+/* what the engine is, built or not */
+#define TS_GPU_DESC .backend = "nccl", .dtype = "bf16", \
+	.compute = "gpu: cuBLASLt bf16 products, fp32 gradients", .act_size = 2, .hidden_multiple = 8
+
 #if defined(HAVE_CUDA) && defined(HAVE_CUBLASLT) && defined(HAVE_NCCL)
 
 #include "lt.h"
@@ -479,11 +483,7 @@ static int tsg_start(struct ts *t, char *why, size_t len)
 }
 
 const struct ts_engine ts_gpu = {
-	.backend = "nccl",
-	.dtype = "bf16",
-	.compute = "gpu: cuBLASLt bf16 products, fp32 gradients",
-	.act_size = 2,
-	.hidden_multiple = 8,
+	TS_GPU_DESC,
 	.open = tsg_open,
 	.start = tsg_start,
 	.step = tsg_step,
@@ -495,11 +495,7 @@ const struct ts_engine ts_gpu = {
 #else
 
 const struct ts_engine ts_gpu = {
-	.backend = "nccl",
-	.dtype = "bf16",
-	.compute = "gpu: cuBLASLt bf16 products, fp32 gradients",
-	.act_size = 2,
-	.hidden_multiple = 8,
+	TS_GPU_DESC,
 #if !defined(HAVE_CUDA)
 	.missing = "built without CUDA: the GPU step (cuBLASLt, NCCL)",
 #elif !defined(HAVE_CUBLASLT)

@@ -181,6 +181,13 @@ else
 	LAUNCH=(env "${FAKE[@]}")
 fi
 
+failed() {  # failed NAME RC LIMIT: the step's failure, the tail of its stderr
+	say "   FAILED (exit $2$([ "$2" -eq 124 ] && echo ": past its $3 s"))"
+	tail -5 "$RESULTS/$1.err" | sed 's/^/   | /' | tee -a "$SUMMARY"
+	STEPS+=("$1:FAILED")
+	fail=1
+}
+
 step() {  # step NAME CAP ARGS...: one ccprobe run into $RESULTS/NAME.jsonl, within CAP seconds
 	local name=$1 cap=$2 rc lim
 	shift 2
@@ -190,10 +197,7 @@ step() {  # step NAME CAP ARGS...: one ccprobe run into $RESULTS/NAME.jsonl, wit
 	rc=$?
 	if [ "$rc" -ne 0 ] || ! jq -e -s '.[-1].type == "end" and .[-1].status == "complete"' \
 		"$RESULTS/$name.jsonl" >/dev/null 2>&1; then
-		say "   FAILED (exit $rc$([ "$rc" -eq 124 ] && echo ": past its $lim s"))"
-		tail -5 "$RESULTS/$name.err" | sed 's/^/   | /' | tee -a "$SUMMARY"
-		STEPS+=("$name:FAILED")
-		fail=1
+		failed "$name" "$rc" "$lim"
 	else
 		STEPS+=("$name:ok")
 	fi
@@ -254,12 +258,9 @@ elif [ "$(left)" -gt 30 ]; then
 			"$RESULTS/trainstep.jsonl" | tee -a "$SUMMARY"
 		STEPS+=("trainstep:ok")
 	else
-		say "   FAILED (exit $rc$([ "$rc" -eq 124 ] && echo ": past its $lim s"))"
-		tail -5 "$RESULTS/trainstep.err" | sed 's/^/   | /' | tee -a "$SUMMARY"
+		failed trainstep "$rc" "$lim"
 		jq -r 'select(.type == "skip" or .type == "error" or .type == "timeout") | "   \(.type): \(.reason // .message // .name)"' \
 			"$RESULTS/trainstep.jsonl" 2>/dev/null | tee -a "$SUMMARY"
-		STEPS+=("trainstep:FAILED")
-		fail=1
 	fi
 	# the interpreter, as ccdiag finds it (docs/ccdiag.md): CCDIAG_PYTHON alone when set, else
 	# the first python3 on PATH that imports torch with CUDA; each try within what is left
@@ -293,10 +294,7 @@ elif [ "$(left)" -gt 30 ]; then
 				"$RESULTS/torch_step.jsonl" | tee -a "$SUMMARY"
 			STEPS+=("torch_step:ok")
 		else
-			say "   FAILED (exit $rc$([ "$rc" -eq 124 ] && echo ": past its $lim s"))"
-			tail -5 "$RESULTS/torch_step.err" | sed 's/^/   | /' | tee -a "$SUMMARY"
-			STEPS+=("torch_step:FAILED")
-			fail=1
+			failed torch_step "$rc" "$lim"
 		fi
 	else
 		say "== torch_step: skipped: under 40 s left of TOTAL_S"
