@@ -330,10 +330,10 @@ static json_t *step_entry(struct eval *e, const char *name, const json_t *s)
 							    !(scv > STEP_STEADY_CV)));
 		if (!(isfinite(cv) && cv <= STEP_STEADY_CV))
 			json_object_set_new(j, "note", json_sprintf("too noisy to compare: the measured steps spread "
-				"by cv %.0f %% (steady: at most %.0f %%)", 100 * cv, 100 * STEP_STEADY_CV));
+				"by cv %.1f %% (steady: at most %.0f %%)", 100 * cv, 100 * STEP_STEADY_CV));
 		else if (scv > STEP_STEADY_CV)
 			json_object_set_new(j, "note", json_sprintf("too noisy to compare: the all_reduce sweep "
-				"that priced the sync spread by cv %.0f %% at the bucket (steady: at most %.0f %%)",
+				"that priced the sync spread by cv %.1f %% at the bucket (steady: at most %.0f %%)",
 				100 * scv, 100 * STEP_STEADY_CV));
 	}
 	json_object_set_new(j, "sources", json_pack("{s:s, s:s, s:s, s:s}",
