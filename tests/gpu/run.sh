@@ -20,7 +20,8 @@
 #
 # Where things go: every file in RESULTS (default results/gpu); when OUT is set (the
 # device machine's folder that comes back), summary.txt, env.txt, logs.txt, the three
-# records files and the report's summary.json are copied there too (7 files).
+# records files, the report's summary.json and train.tar (the training steps' records) are
+# copied there too (8 files).
 # BUILD=auto (default: the bundle when build/gpu-bundle is here, else make), bundle, make,
 # prebuilt (build/ccprobe and build/ccreport as they are, built on another machine;
 # CCDIAG_PREBUILT=1 says the same).
@@ -58,6 +59,8 @@ finish() {
 			[ -f "$RESULTS/$f.jsonl" ] && cp "$RESULTS/$f.jsonl" "$OUT/"
 		done
 		[ -f "$RESULTS/report/summary.json" ] && cp "$RESULTS/report/summary.json" "$OUT/report-summary.json"
+		# the training steps' records, one file (a device returns 8 at most)
+		(cd "$RESULTS" && ls trainstep.jsonl torch_step.jsonl 2>/dev/null | tar -cf "$OUT/train.tar" -T - 2>/dev/null)
 		for f in "$RESULTS"/*.out "$RESULTS"/*.err "$RESULTS"/build.log; do
 			[ -s "$f" ] && { echo "==== $(basename "$f")"; tail -n 60 "$f"; }
 		done >"$OUT/logs.txt" 2>/dev/null
@@ -387,9 +390,11 @@ if [ "${#inputs[@]}" -gt 0 ]; then
 		"   \(.id): \(.verdict)\(if .worst then ", worst \(.worst.element) \(.worst.value) \(.worst.unit)" else "" end); \(.reason | .[0:140])"' \
 		"$RESULTS/report/summary.json" 2>/dev/null | tee -a "$SUMMARY"
 	# (dcgm_*: evidence imported from dcgmi diag, which no probe writes; one rank has no
-	# bus bandwidth, so allreduce_node needs 2 GPUs or more)
+	# bus bandwidth, so allreduce_node needs 2 GPUs or more; one GPU passed through alone
+	# to a VM has no NVLink and NVML no NVLink counters, so gpu_nvlink_errors needs 2 too)
 	missing=$(jq -c --argjson ranks "$RANKS" '[.criteria[] | select((.probe // "" | test("^(pcie|nvlink|hbm|gemm|gpuhealth)$")) or
 			(.id == "allreduce_node" and $ranks > 1) or .id == "allreduce_data") |
+			select(.id != "gpu_nvlink_errors" or $ranks > 1) |
 			select(.id | startswith("dcgm_") | not) |
 			select(.reason | startswith("no measurement of")) | .id]' "$RESULTS/report/summary.json" 2>/dev/null)
 	if [ "$missing" = "[]" ]; then
