@@ -127,6 +127,14 @@ if command -v promtool >/dev/null; then
 else
 	t_skip "promtool (Debian's prometheus) is not installed: exposition not validated"
 fi
+# a symlink planted where the temporary file goes (NAME.tmp-PID; exec keeps the PID) is not followed
+echo precious >victim
+bash -c 'ln -s victim planted.prom.tmp-$$ && exec "$0" -q --no-render -p "$1" -o p12 --prom planted.prom "$2"' \
+	"$CCREPORT" "$PROFILE" r10.jsonl 2>planted.err
+rc=$?
+t_check "--prom beside a planted symlink: exit $rc (the run fails), the symlink's target untouched, the exposition written" \
+	bash -c '[ $0 -eq 1 ] && [ "$(cat victim)" = precious ] && grep -q "^ccdiag_verdict{" planted.prom &&
+		[ ! -L planted.prom ]' "$rc"
 "$CCREPORT" -q --no-render -p "$PROFILE" -o p11 --prom /nonexistent/dir/x.prom r1.jsonl 2>prom.err
 rc=$?
 t_check "--prom into a folder that does not exist: exit 3, one line, summary.json written" \
