@@ -93,6 +93,7 @@ static void usage(FILE *f)
 "\n"
 "SOURCE_DATE_EPOCH, when set, is the generated_utc time (reproducible output).\n"
 "CCREPORT_BUSY_TIMEOUT_MS: how long --history waits for another writer (default 10000).\n"
+"CCREPORT_HISTORY_DEADLINE_S: when a --history query stops (default 60; a hostile database).\n"
 "\n"
 "Exit codes:\n"
 "  0  pass (warnings allowed)\n"
