@@ -128,6 +128,11 @@ t_check "the same run against a baseline of itself regresses nothing" \
 t_check "the degraded emulated node is named in every failing link" \
 	jq -e '[.criteria[] | select(.id == "netpair_bw") | .failures[].element] | length == 3 and
 		all(test("node2"))' "$s/emu-degraded.json"
+t_check "hyphenated host names (gpu-node-2): the bad node's failed links stay in its drain reason, none left to check" \
+	jq -e '.decision.drain | length == 1 and .[0].node == "gpu-node-2" and (.[0].why | length == 4) and
+		([.[0].why[1:][] | test("^netpair_bw gpu-node-[0-3]-gpu-node-[0-3] ")] | all)' "$s/hyphen-hosts.json"
+t_check "hyphenated host names: no link of the drained node is listed to check" \
+	jq -e '.decision.check == []' "$s/hyphen-hosts.json"
 t_check "repeat = best: a retest that dipped once (node1->node3 0.16 Gb/s, then 0.88) blames no healthy link" \
 	jq -e '[.criteria[] | select(.id == "netpair_bw") | .failures[].element] | sort == ["node0-node2", "node1-node2", "node2-node3"]' \
 	"$s/emu-retest.json"
