@@ -8,6 +8,7 @@
 #include "consistency.h"
 #include "eval_state.h"
 #include "htab.h"
+#include "identity.h"
 #include "load.h"
 #include "model.h"
 #include "model_ckpt.h"
@@ -59,7 +60,10 @@ int eval_init(struct eval *e, const struct profile *p)
 	e->scaling = json_array();
 	e->estimate = json_null();
 	e->compute = json_object();
-	if (!e->compute || !e->cs || !e->series || !e->diagnoses || !e->timeouts || !e->unjudged || !e->inventoried || !e->versions || !e->outliers ||
+	e->device_ids = json_object();
+	e->identity = json_array();
+	e->manifest = json_null();
+	if (!e->compute || !e->device_ids || !e->identity || !e->cs || !e->series || !e->diagnoses || !e->timeouts || !e->unjudged || !e->inventoried || !e->versions || !e->outliers ||
 	    !e->fits || !e->ranks_of || !e->scaling)
 		return -1;
 	e->ncs = p->ncrit;
@@ -581,11 +585,13 @@ int eval_record(struct eval *e, json_t *rec, long line, char *err, size_t len)
 	struct rv *r;
 	int rc = 0;
 
-	(void)line;
 	if (streq(type, "run")) {
 		rc = note_header(e, rec);
 	} else if (streq(type, "inventory")) {
 		note_inventory(e, rec);
+		/* a device of two hosts is no cluster's evidence: its own message, not "out of memory" */
+		if (identity_inventory(e, rec, line, err, len))
+			return -1;
 	} else if (streq(type, "diagnosis")) {
 		rc = note_diagnosis(e, rec);
 	} else if (streq(type, "timeout")) {
@@ -659,7 +665,7 @@ struct feed {
 static int feed(json_t *rec, long line, void *ctx)
 {
 	struct feed *f = ctx;
-	char e[200];
+	char e[1024];
 
 	if (!eval_record(f->e, rec, line, e, sizeof(e)))
 		return 0;
@@ -737,7 +743,7 @@ int eval_read_inputs(struct eval *e, char **paths, int npaths, char *err, size_t
 	for (int i = 0; i < npaths; i++)
 		if (read_input(e, paths[i], NULL, 0, err, len) || twice(e, err, len))
 			return -1;
-	return 0;
+	return identity_inputs(e, err, len);
 }
 
 int eval_read_mem(struct eval *e, const char *buf, size_t size, const char *name, char *err,
@@ -1498,6 +1504,9 @@ void eval_free(struct eval *e)
 	json_decref(e->storage_write);
 	json_decref(e->steps);
 	json_decref(e->checkpoint);
+	json_decref(e->device_ids);
+	json_decref(e->identity);
+	json_decref(e->manifest);
 	free(e->np);
 	soak_free(e);
 	memset(e, 0, sizeof(*e));

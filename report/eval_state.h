@@ -104,6 +104,10 @@ struct eval {
 	json_t *checkpoint;      /* summary.checkpoint: null, or the checkpoint model (or why none) */
 	struct soak_state *soak; /* the soak series (soak.c); NULL before the first soak record */
 	json_t *steps;           /* measured training steps by source (model_step.c); NULL none */
+	/* what ties the inputs together (identity.c) */
+	json_t *device_ids;      /* "GPU UUID id" / "NIC GUID id" -> {host, element, path, line} */
+	json_t *identity;        /* inputs whose host sets or time windows disagree: one line each */
+	json_t *manifest;        /* summary.manifest: null, or what the MANIFEST(s) checked */
 };
 
 /* the index of host in e's host table, entered when new; -1 on no memory */

@@ -5,6 +5,7 @@
  */
 #include "load.h"
 #include "import.h"
+#include "manifest.h"
 #include "record.h"
 
 #include "htab.h"
@@ -365,6 +366,7 @@ static int read_stream(FILE *f, const char *name, struct input_info *in,
 		snprintf(err, len, "%s:1: empty file: no run header", name);
 		goto out;
 	}
+	in->elapsed_last = clock;
 	{
 		unsigned char d[EVP_MAX_MD_SIZE];
 		unsigned dn = 0;
@@ -432,6 +434,11 @@ int results_read(const char *path, struct input_info *in, const struct results_s
 			memset(in, 0, sizeof(*in));
 			rc = k < 0 ? -1 : results_read_mem(buf, n, path, in, sink, err, len);
 			free(buf);
+			/* the digest of the file given, not of the records converted from it */
+			if (!rc && sha256_file(path, in->sha256)) {
+				snprintf(err, len, "%s: %s", path, strerror(errno));
+				rc = -1;
+			}
 			return rc;
 		}
 	}

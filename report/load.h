@@ -18,6 +18,7 @@ struct input_info {
 	json_t *header;          /* the run record (owned) */
 	int netpair;             /* netpair measurements seen: every pair of the header's hosts is due */
 	char sha256[65];         /* of the file's bytes, hex; "" when it was not read to its end */
+	double elapsed_last;     /* the last record's elapsed_s: the run's length from start_utc */
 };
 
 /* where the reader sends records */

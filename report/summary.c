@@ -341,6 +341,9 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	/* a bound that can never fail judged nothing: never a plain pass */
 	if (p->nwarnings && verdict < V_WARN)
 		verdict = V_WARN;
+	/* inputs of other host sets or times than the rest: maybe not one run (identity.c) */
+	if (json_array_size(e->identity) && verdict < V_WARN)
+		verdict = V_WARN;
 	cons = consistency_diff(e->versions);
 	if (json_array_size(cons))
 		verdict = p->consistency_fail ? V_FAIL : verdict > V_WARN ? verdict : V_WARN;
@@ -421,6 +424,8 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 				k ? "nics_per_node" : "the GPUs");
 	for (int i = 0; i < p->nwarnings; i++)
 		problem(pr, "WARN profile %s", p->warnings[i]);
+	json_array_foreach(e->identity, i, v)
+		problem(pr, "WARN inputs: %s", json_string_value(v));
 	if (!judged)
 		problem(pr, "INCOMPLETE nothing judged: no criterion of profile %s had evidence in the results "
 			"(a pass needs at least one)", p->name);
@@ -461,6 +466,8 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 		json_object_set_new(json_object_get(json_object_get(s, "profile"), "expected"),
 				    "gpu_memory_gb", json_real(p->gpu_memory_gb));
 	json_object_set_new(s, "inputs", inputs);
+	json_object_set(s, "manifest", e->manifest);
+	json_object_set(s, "inputs_disagree", e->identity);
 	json_object_set_new(s, "cluster", json_pack("{s:i, s:I, s:o}", "nodes", e->nhosts,
 						    "ranks", (json_int_t)e->ranks, "hosts", hosts));
 	json_object_set_new(s, "criteria", crit);

@@ -437,6 +437,102 @@ t_check "summary.json records each input's SHA-256" \
 	jq -e --arg h "$(sha256sum <"$CASES/emu-healthy/results.jsonl" | cut -d' ' -f1)" \
 	'.inputs[0].sha256 == $h' "$T_TMP/emu-healthy.json"
 
+# ---- identity (docs/provenance.md): devices of one host, one host set and time window
+t_check "a node's records relabelled as another's: node3's GPU UUIDs are node1's, an input error naming both lines" \
+	grep -q '^results.jsonl:8: GPU UUID GPU-5eed0001-.* of node3/gpu0 (host node3) is also node1/gpu0.s (host node1, results.jsonl:4)' \
+	"$CASES/bad-relabel/stderr"
+"$GEN" -n 4 relabel=node3:node1 | jq -c 'del(.gpus[]?.uuid)' >"$T_TMP/guid.jsonl"
+"$CCREPORT" -p test-h100 -q --no-render -o "$T_TMP/guid" "$T_TMP/guid.jsonl" 2>"$T_TMP/guid.err"
+t_check "NIC GUIDs too: node3's mlx5_0 is node1's (exit $?)" \
+	grep -q 'guid.jsonl:9: NIC GUID b8ce:f603:0001:0001 of node3/mlx5_0 (host node3) is also node1/mlx5_0.s' "$T_TMP/guid.err"
+"$GEN" -n 4 relabel=node3:node1 | jq -c 'if .type == "inventory" and .host == "node3" then .transport = "fake" else . end' \
+	>"$T_TMP/fakeinv.jsonl"
+"$CCREPORT" -p test-h100 -q --no-render -o "$T_TMP/fakeinv" "$T_TMP/fakeinv.jsonl" 2>"$T_TMP/fakeinv.err"
+t_check "a test double's devices (transport fake) are no host's: not compared (exit $?)" test ! -s "$T_TMP/fakeinv.err"
+t_check "inputs of two host sets are named, a warn" \
+	jq -e '.verdict == "warn" and (.inputs_disagree | length == 1) and
+		(.inputs_disagree[0] | test("^other.jsonl runs on 4 host.s. that ../emu-healthy/results.jsonl does not \\(other0"))' \
+	"$T_TMP/mixed-hosts.json"
+t_check "inputs three days apart are named, a warn" \
+	jq -e '.verdict == "warn" and .inputs_disagree == ["later.jsonl (from 2026-12-03T07:22:26Z) starts 72.0 h after ../emu-healthy/results.jsonl ended: the inputs are not of one time window"]' \
+	"$T_TMP/mixed-times.json"
+# two inputs on the same hosts at once (the last record before the end at 300 s: 5 minutes of overlap)
+mkdir -p "$T_TMP/over"
+last=$(($(wc -l <"$CASES/emu-healthy/results.jsonl") - 1))
+sed "${last}s/\"elapsed_s\":[0-9.]*/\"elapsed_s\":300/" "$CASES/emu-healthy/results.jsonl" >"$T_TMP/over/a.jsonl"
+sed '1s/"run_id":"37860e7f55c948c4"/"run_id":"0ddba11000000003"/' "$T_TMP/over/a.jsonl" >"$T_TMP/over/b.jsonl"
+"$CCREPORT" -p test-emu-1g -q --no-render -o "$T_TMP/over/out" "$T_TMP/over/a.jsonl" "$T_TMP/over/b.jsonl" 2>"$T_TMP/over.err"
+t_check "two inputs on the same hosts at the same time are named (exit $?)" \
+	jq -e '.inputs_disagree | length == 1 and (.[0] | test("a.jsonl and .*b.jsonl ran on the same hosts at the same time \\(300 s of overlap\\)"))' \
+	"$T_TMP/over/out/summary.json"
+
+# ---- a MANIFEST beside the inputs (ccdiag run writes it, docs/provenance.md)
+mdir=$T_TMP/mf
+manifest() {  # manifest DIR NONCE FILE...: a MANIFEST as ccdiag writes it
+	local d=$1 nonce=$2
+	shift 2
+	{ echo "# ccdiag-manifest: 1"; echo "# run_id: 0123456789abcdef"; [ -z "$nonce" ] || echo "# nonce: $nonce"
+	  echo "# hosts_actual: node0 node1 node2 node3"; (cd "$d" && sha256sum "$@"); } >"$d/MANIFEST"
+}
+mrun() {  # mrun NAME INPUTS...: ccreport on them, exit in $rc, stderr in $mdir/NAME.err
+	local name=$1
+	shift
+	"$CCREPORT" -p test-emu-1g -q --no-render -o "$mdir/out-$name" "$@" 2>"$mdir/$name.err"
+	rc=$?
+}
+mkdir -p "$mdir"
+cp "$CASES/emu-healthy/results.jsonl" "$mdir/phase-1.jsonl"
+sed '1s/"run_id":"37860e7f55c948c4"/"run_id":"0ddba11000000004"/' "$CASES/emu-healthy/results.jsonl" >"$mdir/phase-2.jsonl"
+manifest "$mdir" "" phase-1.jsonl phase-2.jsonl
+t_check "the MANIFEST is one sha256sum -c reads" bash -c "cd '$mdir' && sha256sum -c --strict --quiet MANIFEST"
+mrun ok "$mdir"
+t_check "a MANIFEST beside the inputs: every input checked, said in summary.json (exit $rc)" \
+	jq -e --arg p "$mdir/MANIFEST" '.manifest.checked == 2 and .manifest.manifests[0].path == $p and
+		.manifest.manifests[0].listed == 2 and .manifest.manifests[0].run_id == "0123456789abcdef"' \
+	"$mdir/out-ok/summary.json"
+cp "$mdir/phase-1.jsonl" "$mdir/keep"
+sed -i '2s/"elapsed_s":/"edited":1,"elapsed_s":/' "$mdir/phase-1.jsonl"
+mrun edited "$mdir"
+t_check "an input changed after the run: exit 2, its digest against the MANIFEST's line" \
+	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$mdir/edited.err') -eq 1 ] &&
+		grep -q '^$mdir/phase-1.jsonl: SHA-256 [0-9a-f]\\{16\\}\\.\\.\\. is not $mdir/MANIFEST.s [0-9a-f]\\{16\\}\\.\\.\\. (line 4): the file changed after the run' '$mdir/edited.err'"
+mv "$mdir/keep" "$mdir/phase-1.jsonl"
+sed '1s/"run_id":"37860e7f55c948c4"/"run_id":"0ddba11000000005"/' "$mdir/phase-1.jsonl" >"$mdir/phase-3.jsonl"
+mrun added "$mdir"
+t_check "a results file added after the run: exit 2, not listed" \
+	bash -c "[ $rc -eq 2 ] && grep -q '^$mdir/phase-3.jsonl: not listed in $mdir/MANIFEST (a results file added after the run?)' '$mdir/added.err'"
+rm "$mdir/phase-3.jsonl" "$mdir/phase-2.jsonl"
+mrun deleted "$mdir"
+t_check "a results file deleted after the run: exit 2, the MANIFEST's line named" \
+	bash -c "[ $rc -eq 2 ] && grep -q '^$mdir/MANIFEST lists phase-2.jsonl (line 5), which is missing' '$mdir/deleted.err'"
+mrun subset "$mdir/phase-1.jsonl"
+t_check "one input given alone: a listed results file gone beside it is still caught" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'phase-2.jsonl (line 5), which is missing' '$mdir/subset.err'"
+manifest "$mdir" "c0ffee" phase-1.jsonl
+mrun nonce "$mdir"
+t_check "the MANIFEST's nonce is not in the run header: exit 2" \
+	bash -c "[ $rc -eq 2 ] && grep -q \"phase-1.jsonl: the run header's nonce (none) is not $mdir/MANIFEST's 'c0ffee'\" '$mdir/nonce.err'"
+sed -i '1s/"run_id"/"nonce":"c0ffee","run_id"/' "$mdir/phase-1.jsonl"
+manifest "$mdir" "c0ffee" phase-1.jsonl
+mrun nonce-ok "$mdir"
+t_check "the same nonce in the header and the MANIFEST: checked (exit $rc)" \
+	jq -e '.manifest.checked == 1 and .manifest.manifests[0].nonce == "c0ffee"' "$mdir/out-nonce-ok/summary.json"
+printf '# ccdiag-manifest: 1\nnot a digest line\n' >"$mdir/MANIFEST"
+mrun malformed "$mdir"
+t_check "a malformed MANIFEST: exit 2, its line named" \
+	bash -c "[ $rc -eq 2 ] && grep -q '^$mdir/MANIFEST:2: not a .SHA256  NAME. line' '$mdir/malformed.err'"
+rm "$mdir/MANIFEST"
+mrun none "$mdir"
+t_check "no MANIFEST beside the inputs: summary.json's manifest is null (exit $rc)" \
+	jq -e '.manifest == null' "$mdir/out-none/summary.json"
+# an imported log: the digest of the file given, as sha256sum says it
+imp=$CASES/import-nccl-pass
+mkdir -p "$T_TMP/mfi" && cp "$imp/all_reduce_perf.log" "$T_TMP/mfi/" && (cd "$T_TMP/mfi" && sha256sum all_reduce_perf.log >MANIFEST)
+"$CCREPORT" -p test-h100-collectives -q --no-render -o "$T_TMP/mfi/out" "$T_TMP/mfi/all_reduce_perf.log" 2>"$T_TMP/mfi.err"
+t_check "an imported log is checked by the file's own digest (inputs[].sha256 = sha256sum's)" \
+	jq -e --arg h "$(sha256sum <"$imp/all_reduce_perf.log" | cut -d' ' -f1)" \
+	'.inputs[0].sha256 == $h and .manifest.checked == 1' "$T_TMP/mfi/out/summary.json"
+
 # usage
 t_check "--help documents the exit codes" bash -c "'$CCREPORT' --help | grep -q '4  incomplete'"
 "$CCREPORT" >/dev/null 2>&1
