@@ -609,6 +609,14 @@ void summary_print(const json_t *s, FILE *f, int max_problems)
 				json_string_value(json_object_get(imp, "version")) ?: "unknown",
 				json_string_value(json_object_get(c, "path")) ?: "?");
 	}
+	/* what the inputs were checked against (docs/provenance.md) */
+	json_array_foreach(json_object_get(json_object_get(s, "manifest"), "manifests"), i, c)
+		fprintf(f, "ccreport: manifest: checked %lld of %lld file(s) listed in %s%s%s\n",
+			(long long)json_integer_value(json_object_get(c, "checked")),
+			(long long)json_integer_value(json_object_get(c, "listed")),
+			json_string_value(json_object_get(c, "path")) ?: "?",
+			json_is_string(json_object_get(c, "nonce")) ? ", nonce " : "",
+			json_string_value(json_object_get(c, "nonce")) ?: "");
 	json_array_foreach(pr, i, c) {
 		if ((int)i == max_problems) {
 			fprintf(f, "  ... and %zu more (summary.json, report.md)\n", json_array_size(pr) - i);

@@ -490,6 +490,9 @@ t_check "a MANIFEST beside the inputs: every input checked, said in summary.json
 	jq -e --arg p "$mdir/MANIFEST" '.manifest.checked == 2 and .manifest.manifests[0].path == $p and
 		.manifest.manifests[0].listed == 2 and .manifest.manifests[0].run_id == "0123456789abcdef"' \
 	"$mdir/out-ok/summary.json"
+t_check "the terminal says what the MANIFEST checked" \
+	grep -q "^ccreport: manifest: checked 2 of 2 file(s) listed in $mdir/MANIFEST\$" \
+	<("$CCREPORT" -p test-emu-1g --no-render -o "$mdir/out-t" "$mdir")
 cp "$mdir/phase-1.jsonl" "$mdir/keep"
 sed -i '2s/"elapsed_s":/"edited":1,"elapsed_s":/' "$mdir/phase-1.jsonl"
 mrun edited "$mdir"
