@@ -60,6 +60,9 @@ int eval_init(struct eval *e, const struct profile *p)
 	e->scaling = json_array();
 	e->estimate = json_null();
 	e->compute = json_object();
+	for (int j = 0; j < SEL_MEMO; j++)
+		if (!(e->memo[j].idx = calloc(p->ncrit ? p->ncrit : 1, sizeof(*e->memo[j].idx))))
+			return -1;
 	e->device_ids = json_object();
 	e->identity = json_array();
 	e->manifest = json_null();
@@ -540,11 +543,53 @@ static int unjudged(struct eval *e, const char *fmt, ...)
 	return n;
 }
 
+/*
+ * The criteria that select k (strict: measurements), in profile order, into
+ * e->memo.idx; e->memo.n of them. Consecutive records are mostly of one
+ * kind, name and test: the list of the last one is kept for the next.
+ */
+static const int *selected(struct eval *e, const struct sel *k, int *n)
+{
+	const char *v[6] = { k->kind, k->name, k->test, k->backend, k->dtype, k->op };
+	struct sel_memo *m = NULL;
+	unsigned has = 0;
+	int fits = 1;
+
+	for (int i = 0; i < 6; i++) {
+		has |= (unsigned)(v[i] != NULL) << i;
+		fits &= !v[i] || strlen(v[i]) < sizeof(m->v[i]);
+	}
+	for (int j = 0; fits && !m && j < SEL_MEMO; j++) {
+		int same = e->memo[j].valid && e->memo[j].has == has && e->memo[j].nodes == k->nodes;
+
+		for (int i = 0; same && i < 6; i++)
+			same = !v[i] || !strcmp(v[i], e->memo[j].v[i]);
+		if (same)
+			m = &e->memo[j];
+	}
+	if (!m) {
+		m = &e->memo[e->memo_next];
+		e->memo_next = (e->memo_next + 1) % SEL_MEMO;
+		m->n = 0;
+		for (int i = 0; i < e->ncs; i++)
+			if (!e->cs[i].c->derived && selects(e->cs[i].c, k, 1))
+				m->idx[m->n++] = i;
+		m->valid = fits;
+		m->has = has;
+		m->nodes = k->nodes;
+		for (int i = 0; fits && i < 6; i++)
+			snprintf(m->v[i], sizeof(m->v[i]), "%s", v[i] ?: "");
+	}
+	*n = m->n;
+	return m->idx;
+}
+
 int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 {
 	struct sel k;
-	int rc = 0, judged_wrong = 0;
+	int rc = 0, judged_wrong = 0, nsel;
 	double wrong, bytes = 0;
+	const int *sel;
 
 	sel_read(r, &k);
 	rv_num(r, NULL, "bytes", &bytes);
@@ -564,11 +609,11 @@ int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 		rc = step_note(e, r);
 	if (streq(k.kind, "probe"))
 		note_pair(e, r, &k);
-	for (int i = 0; !rc && i < e->ncs; i++)
-		if (!e->cs[i].c->derived && selects(e->cs[i].c, &k, 1)) {
-			rc = measure(&e->cs[i], r);
-			judged_wrong |= !strcmp(e->cs[i].c->path[0], "wrong");
-		}
+	sel = selected(e, &k, &nsel);
+	for (int i = 0; !rc && i < nsel; i++) {
+		rc = measure(&e->cs[sel[i]], r);
+		judged_wrong |= !strcmp(e->cs[sel[i]].c->path[0], "wrong");
+	}
 	/* wrong results that no criterion judged are never a silent pass */
 	if (!rc && !rv_num(r, NULL, "wrong", &wrong) && wrong > 0 && !judged_wrong &&
 	    !streq(rv_str(r, "transport"), "fake"))
@@ -1006,44 +1051,77 @@ static char *count_missing(struct eval *e, const struct crit_state *s)
  */
 static char *links_missing(const struct eval *e, const struct crit_state *s)
 {
-	struct htab due = { 0 };
-	char *names = NULL, *t, name[520], rev[520];
+	unsigned char *seen = NULL;     /* with two netpair inputs or more: the pairs counted, by host index */
+	char *names = NULL, *t, *name = NULL;
+	size_t longest = 0;
 	long ndue = 0, nmiss = 0;
+	int nnet = 0;
 
 	if (s->c->scope != SC_LINK || !streq(s->c->probe, "netpair") || s->c->derived)
 		return NULL;
+	for (int k = 0; k < e->nin; k++)
+		nnet += e->in[k].netpair;
+	/* the longest host name: "a-b" fits in name */
+	for (int i = 0; i < e->nhosts; i++)
+		if (strlen(e->host_names[i]) > longest)
+			longest = strlen(e->host_names[i]);
+	name = malloc(2 * longest + 2);
+	if (!name || (nnet > 1 && !(seen = calloc(((size_t)e->nhosts * e->nhosts + 7) / 8, 1)))) {
+		free(name);
+		return NULL;
+	}
 	for (int k = 0; k < e->nin; k++) {
 		const json_t *hosts = json_object_get(e->in[k].header, "hosts");
 		size_t n = json_array_size(hosts);
 
 		if (!e->in[k].netpair)
 			continue;
-		for (size_t i = 0; i < n; i++)
-			for (size_t j = i + 1; j < n; j++) {
-				const char *a = str(json_array_get(hosts, i), "name");
-				const char *b = str(json_array_get(hosts, j), "name");
+		for (size_t i = 0; i < n; i++) {
+			const char *a = str(json_array_get(hosts, i), "name");
+			size_t la = a ? strlen(a) : 0;
+			int ha = seen && a ? htab_get(&e->hosts, a) : -1;
 
-				if (!a || !b)
+			for (size_t j = i + 1; a && la <= longest && j < n; j++) {
+				const char *b = str(json_array_get(hosts, j), "name");
+				size_t lb = b ? strlen(b) : 0, bit;
+				int hb;
+
+				if (!b || lb > longest)
 					continue;
-				snprintf(name, sizeof(name), "%s-%s", a, b);
-				snprintf(rev, sizeof(rev), "%s-%s", b, a);
-				if (htab_get(&due, name) >= 0 || htab_get(&due, rev) >= 0)
-					continue;
-				if (htab_put(&due, name, 1))
-					goto out;
+				/* a header lists each host once (load.c): only another input repeats a pair */
+				if (seen) {
+					hb = htab_get(&e->hosts, b);
+					if (ha < 0 || hb < 0)
+						continue;
+					bit = ha < hb ? (size_t)ha * e->nhosts + hb : (size_t)hb * e->nhosts + ha;
+					if (seen[bit / 8] & (1u << bit % 8))
+						continue;
+					seen[bit / 8] |= (unsigned char)(1u << bit % 8);
+				}
 				ndue++;
-				if (htab_get(&s->idx, name) >= 0 || htab_get(&s->idx, rev) >= 0)
+				/* "a-b", then "b-a": whichever the probe named the link */
+				memcpy(name, a, la);
+				name[la] = '-';
+				memcpy(name + la + 1, b, lb + 1);
+				if (htab_get(&s->idx, name) >= 0)
+					continue;
+				memcpy(name, b, lb);
+				name[lb] = '-';
+				memcpy(name + lb + 1, a, la + 1);
+				if (htab_get(&s->idx, name) >= 0)
 					continue;
 				if (++nmiss > NAMES_LISTED)
 					continue;
-				if (asprintf(&t, "%s%s%s", names ?: "", names ? ", " : "", name) < 0)
+				if (asprintf(&t, "%s%s%s-%s", names ?: "", names ? ", " : "", a, b) < 0)
 					goto out;
 				free(names);
 				names = t;
 			}
+		}
 	}
 out:
-	htab_free(&due);
+	free(seen);
+	free(name);
 	if (!nmiss) {
 		free(names);
 		return NULL;
@@ -1327,7 +1405,9 @@ static void judge(struct eval *e, struct crit_state *s)
 
 		/* partial evidence: the element is named, never judged on what is left */
 		if (el->nometric || el->norate || !el->n) {
-			json_array_append_new(s->incomplete, json_string(el->name));
+			/* named up to VALUES_MAX, as values are; the reason counts them all */
+			if (json_array_size(s->incomplete) < VALUES_MAX)
+				json_array_append_new(s->incomplete, json_string(el->name));
 			continue;
 		}
 		judged[i] = 1;
@@ -1504,6 +1584,8 @@ void eval_free(struct eval *e)
 	json_decref(e->storage_write);
 	json_decref(e->steps);
 	json_decref(e->checkpoint);
+	for (int j = 0; j < SEL_MEMO; j++)
+		free(e->memo[j].idx);
 	json_decref(e->device_ids);
 	json_decref(e->identity);
 	json_decref(e->manifest);

@@ -104,6 +104,19 @@ struct eval {
 	json_t *checkpoint;      /* summary.checkpoint: null, or the checkpoint model (or why none) */
 	struct soak_state *soak; /* the soak series (soak.c); NULL before the first soak record */
 	json_t *steps;           /* measured training steps by source (model_step.c); NULL none */
+	/*
+	 * The criteria that select the last measurements' kind, name, test...
+	 * (eval.c): records come in runs of a few kinds (a GPU's h2d, d2h, bidir).
+	 */
+#define SEL_MEMO 8
+	struct sel_memo {
+		char v[6][48];   /* kind, name, test, backend, dtype, op; "" none */
+		unsigned has;    /* bit i: v[i] is set */
+		double nodes;
+		int valid, n;
+		int *idx;        /* the criteria (e->ncs at most) */
+	} memo[SEL_MEMO];
+	int memo_next;           /* the entry replaced next */
 	/* what ties the inputs together (identity.c) */
 	json_t *device_ids;      /* "GPU UUID id" / "NIC GUID id" -> {host, element, path, line} */
 	json_t *identity;        /* inputs whose host sets or time windows disagree: one line each */

@@ -1,24 +1,37 @@
-/* report/htab.c: string -> index table for elements and hosts (open addressing). */
+/*
+ * report/htab.c: string -> index table for elements and hosts (open
+ * addressing, linear probing, load under 1/2). A 1024-node run's matrix has
+ * half a million links, looked up once per record: each slot keeps its key's
+ * hash, so a probe past another key rarely reads that key, and the keys are
+ * copied into large chunks rather than one allocation each.
+ */
 #include "htab.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t hash(const char *s)
+#define CHUNK_BYTES (64 * 1024)
+
+struct htab_chunk {
+	struct htab_chunk *next;
+	size_t used, cap;
+	char data[];
+};
+
+static uint32_t hash_of(const char *s)
 {
 	uint64_t h = 1469598103934665603ULL;     /* FNV-1a */
 
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
+	return (uint32_t)(h ^ (h >> 32));
 }
 
-static size_t slot(const struct htab *h, const char *key)
+static size_t slot(const struct htab *h, const char *key, uint32_t hv)
 {
-	size_t i = hash(key) & (h->cap - 1);
+	size_t i = hv & (h->cap - 1);
 
-	while (h->keys[i] && strcmp(h->keys[i], key))
+	while (h->keys[i] && (h->hash[i] != hv || strcmp(h->keys[i], key)))
 		i = (i + 1) & (h->cap - 1);
 	return i;
 }
@@ -29,58 +42,90 @@ int htab_get(const struct htab *h, const char *key)
 
 	if (!h->cap)
 		return -1;
-	i = slot(h, key);
+	i = slot(h, key, hash_of(key));
 	return h->keys[i] ? h->vals[i] : -1;
 }
 
 static int grow(struct htab *h)
 {
-	struct htab n = { .cap = h->cap ? h->cap * 2 : 64 };
+	size_t cap = h->cap ? h->cap * 2 : 64;
+	const char **keys = calloc(cap, sizeof(*keys));
+	int *vals = malloc(cap * sizeof(*vals));
+	uint32_t *hash = malloc(cap * sizeof(*hash));
 
-	n.keys = calloc(n.cap, sizeof(*n.keys));
-	n.vals = calloc(n.cap, sizeof(*n.vals));
-	if (!n.keys || !n.vals) {
-		free(n.keys);
-		free(n.vals);
+	if (!keys || !vals || !hash) {
+		free(keys);
+		free(vals);
+		free(hash);
 		return -1;
 	}
 	for (size_t i = 0; i < h->cap; i++) {
+		size_t j;
+
 		if (!h->keys[i])
 			continue;
-		size_t j = slot(&n, h->keys[i]);
-
-		n.keys[j] = h->keys[i];
-		n.vals[j] = h->vals[i];
+		/* the keys are distinct: the first free slot from their hash */
+		for (j = h->hash[i] & (cap - 1); keys[j]; j = (j + 1) & (cap - 1))
+			;
+		keys[j] = h->keys[i];
+		vals[j] = h->vals[i];
+		hash[j] = h->hash[i];
 	}
-	n.n = h->n;
 	free(h->keys);
 	free(h->vals);
-	*h = n;
+	free(h->hash);
+	h->keys = keys;
+	h->vals = vals;
+	h->hash = hash;
+	h->cap = cap;
 	return 0;
 }
 
 const char *htab_key(const struct htab *h, const char *key)
 {
-	size_t i;
-
 	if (!h->cap)
 		return NULL;
-	i = slot(h, key);
-	return h->keys[i];
+	return h->keys[slot(h, key, hash_of(key))];
+}
+
+/* a copy of key in the table's chunks; NULL when out of memory */
+static const char *copy_key(struct htab *h, const char *key)
+{
+	size_t n = strlen(key) + 1;
+	struct htab_chunk *c = h->chunks;
+	char *p;
+
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > CHUNK_BYTES ? n : CHUNK_BYTES;
+
+		c = malloc(sizeof(*c) + cap);
+		if (!c)
+			return NULL;
+		c->next = h->chunks;
+		c->used = 0;
+		c->cap = cap;
+		h->chunks = c;
+	}
+	p = c->data + c->used;
+	memcpy(p, key, n);
+	c->used += n;
+	return p;
 }
 
 int htab_put(struct htab *h, const char *key, int val)
 {
+	uint32_t hv = hash_of(key);
 	size_t i;
 
 	/* keep the load under 1/2 so probes stay short */
 	if ((h->n + 1) * 2 > h->cap && grow(h))
 		return -1;
-	i = slot(h, key);
+	i = slot(h, key, hv);
 	if (!h->keys[i]) {
-		h->keys[i] = strdup(key);
+		h->keys[i] = copy_key(h, key);
 		if (!h->keys[i])
 			return -1;
+		h->hash[i] = hv;
 		h->n++;
 	}
 	h->vals[i] = val;
@@ -89,9 +134,14 @@ int htab_put(struct htab *h, const char *key, int val)
 
 void htab_free(struct htab *h)
 {
-	for (size_t i = 0; i < h->cap; i++)
-		free(h->keys[i]);
+	while (h->chunks) {
+		struct htab_chunk *c = h->chunks;
+
+		h->chunks = c->next;
+		free(c);
+	}
 	free(h->keys);
 	free(h->vals);
+	free(h->hash);
 	memset(h, 0, sizeof(*h));
 }

@@ -3,11 +3,15 @@
 
 /* report/htab.c: a small string -> index hash table */
 #include <stddef.h>
+#include <stdint.h>
 
+struct htab_chunk;
 struct htab {
-	char **keys;      /* owned copies; NULL = empty slot */
+	const char **keys;        /* copies in the table's own chunks; NULL = empty slot */
 	int *vals;
+	uint32_t *hash;           /* of each key: most probes end on it, not in strcmp */
 	size_t cap, n;
+	struct htab_chunk *chunks; /* where the copies live, freed together */
 };
 /* index stored under key, or -1 */
 int htab_get(const struct htab *h, const char *key);
