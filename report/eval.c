@@ -1181,9 +1181,16 @@ static void add_values(struct crit_state *s, const struct pt *vals, const int *j
 		const struct elem *el = &s->el[idx[k]];
 		const struct pt *p = &vals[idx[k]];
 
-		json_array_append_new(s->values, json_pack("{s:s, s:s, s:f, s:f, s:f, s:I}",
-			"element", el->name, "host", el->host, "value", p->value, "bound",
-			elem_bound(s->c, p), "spread_pct", p->spread, "bytes", (json_int_t)p->bytes));
+		/* built directly: tens of thousands of them, and the names are read as UTF-8 already */
+		json_t *v = json_object();
+
+		json_object_set_new_nocheck(v, "element", json_stringn_nocheck(el->name, strlen(el->name)));
+		json_object_set_new_nocheck(v, "host", json_stringn_nocheck(el->host, strlen(el->host)));
+		json_object_set_new_nocheck(v, "value", json_real(p->value));
+		json_object_set_new_nocheck(v, "bound", json_real(elem_bound(s->c, p)));
+		json_object_set_new_nocheck(v, "spread_pct", json_real(p->spread));
+		json_object_set_new_nocheck(v, "bytes", json_integer((json_int_t)p->bytes));
+		json_array_append_new(s->values, v);
 	}
 	free(idx);
 }

@@ -41,6 +41,7 @@ struct crit_state {
 	struct htab idx;
 	struct elem *el;
 	int nel, capel;
+	int last;                /* the element found last (a link's two directions come one after the other); -1 */
 	long records, nometric, skips, errors, scope_mismatch;
 	long fake;               /* records of the test transport (transport "fake"), never judged */
 	long other_size;         /* records of other sizes than the criterion's */

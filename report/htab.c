@@ -31,7 +31,7 @@ static size_t slot(const struct htab *h, const char *key, uint32_t hv)
 {
 	size_t i = hv & (h->cap - 1);
 
-	while (h->keys[i] && (h->hash[i] != hv || strcmp(h->keys[i], key)))
+	while (h->slots[i].key && (h->slots[i].hash != hv || strcmp(h->slots[i].key, key)))
 		i = (i + 1) & (h->cap - 1);
 	return i;
 }
@@ -43,40 +43,28 @@ int htab_get(const struct htab *h, const char *key)
 	if (!h->cap)
 		return -1;
 	i = slot(h, key, hash_of(key));
-	return h->keys[i] ? h->vals[i] : -1;
+	return h->slots[i].key ? h->slots[i].val : -1;
 }
 
 static int grow(struct htab *h)
 {
 	size_t cap = h->cap ? h->cap * 2 : 64;
-	const char **keys = calloc(cap, sizeof(*keys));
-	int *vals = malloc(cap * sizeof(*vals));
-	uint32_t *hash = malloc(cap * sizeof(*hash));
+	struct htab_slot *v = calloc(cap, sizeof(*v));
 
-	if (!keys || !vals || !hash) {
-		free(keys);
-		free(vals);
-		free(hash);
+	if (!v)
 		return -1;
-	}
 	for (size_t i = 0; i < h->cap; i++) {
 		size_t j;
 
-		if (!h->keys[i])
+		if (!h->slots[i].key)
 			continue;
 		/* the keys are distinct: the first free slot from their hash */
-		for (j = h->hash[i] & (cap - 1); keys[j]; j = (j + 1) & (cap - 1))
+		for (j = h->slots[i].hash & (cap - 1); v[j].key; j = (j + 1) & (cap - 1))
 			;
-		keys[j] = h->keys[i];
-		vals[j] = h->vals[i];
-		hash[j] = h->hash[i];
+		v[j] = h->slots[i];
 	}
-	free(h->keys);
-	free(h->vals);
-	free(h->hash);
-	h->keys = keys;
-	h->vals = vals;
-	h->hash = hash;
+	free(h->slots);
+	h->slots = v;
 	h->cap = cap;
 	return 0;
 }
@@ -85,7 +73,7 @@ const char *htab_key(const struct htab *h, const char *key)
 {
 	if (!h->cap)
 		return NULL;
-	return h->keys[slot(h, key, hash_of(key))];
+	return h->slots[slot(h, key, hash_of(key))].key;
 }
 
 /* a copy of key in the table's chunks; NULL when out of memory */
@@ -112,7 +100,7 @@ static const char *copy_key(struct htab *h, const char *key)
 	return p;
 }
 
-int htab_put(struct htab *h, const char *key, int val)
+int htab_add(struct htab *h, const char *key, int val, const char **copy)
 {
 	uint32_t hv = hash_of(key);
 	size_t i;
@@ -121,14 +109,35 @@ int htab_put(struct htab *h, const char *key, int val)
 	if ((h->n + 1) * 2 > h->cap && grow(h))
 		return -1;
 	i = slot(h, key, hv);
-	if (!h->keys[i]) {
-		h->keys[i] = copy_key(h, key);
-		if (!h->keys[i])
+	if (!h->slots[i].key) {
+		h->slots[i].key = copy_key(h, key);
+		if (!h->slots[i].key)
 			return -1;
-		h->hash[i] = hv;
+		h->slots[i].hash = hv;
+		h->slots[i].val = val;
 		h->n++;
 	}
-	h->vals[i] = val;
+	if (copy)
+		*copy = h->slots[i].key;
+	return h->slots[i].val;
+}
+
+int htab_put(struct htab *h, const char *key, int val)
+{
+	uint32_t hv = hash_of(key);
+	size_t i;
+
+	if ((h->n + 1) * 2 > h->cap && grow(h))
+		return -1;
+	i = slot(h, key, hv);
+	if (!h->slots[i].key) {
+		h->slots[i].key = copy_key(h, key);
+		if (!h->slots[i].key)
+			return -1;
+		h->slots[i].hash = hv;
+		h->n++;
+	}
+	h->slots[i].val = val;
 	return 0;
 }
 
@@ -140,8 +149,6 @@ void htab_free(struct htab *h)
 		h->chunks = c->next;
 		free(c);
 	}
-	free(h->keys);
-	free(h->vals);
-	free(h->hash);
+	free(h->slots);
 	memset(h, 0, sizeof(*h));
 }
