@@ -83,10 +83,16 @@ int eval_init(struct eval *e, const struct profile *p)
 struct sel {
 	const char *kind, *name, *test, *backend, *dtype, *op;
 	double nodes;
+	/* read once for every criterion that measures the record */
+	double bytes;            /* 0 when absent */
+	int fake;                /* transport "fake": the test transport's, never judged */
 };
 
 static void sel_read(const struct rv *r, struct sel *k)
 {
+	k->bytes = 0;
+	rv_num(r, NULL, "bytes", &k->bytes);
+	k->fake = streq(rv_str(r, "transport"), "fake");
 	k->kind = rv_str(r, "kind");
 	k->name = rv_str(r, "name");
 	k->test = rv_str(r, "test");
@@ -204,17 +210,16 @@ static int direction(const struct rv *r)
 	return a && b && strcmp(a, b) > 0;
 }
 
-static int measure(struct crit_state *s, const struct rv *r)
+static int measure(struct crit_state *s, const struct rv *r, const struct sel *k)
 {
 	const struct criterion *c = s->c;
 	const char *name, *host;
 	char buf[512];
 	struct pt p = { 0 };
 	struct elem *el;
-	double bytes = 0, rate = 0, limit;
+	double bytes = k->bytes, rate = 0, limit;
 	int mv;
 
-	rv_num(r, NULL, "bytes", &bytes);
 	p.bytes = bytes >= 0 && bytes < 9e18 ? (long long)bytes : 0;
 	if (c->size >= 0 && p.bytes != c->size) {
 		s->other_size++;
@@ -234,7 +239,7 @@ static int measure(struct crit_state *s, const struct rv *r)
 		return 0;
 	}
 	/* the test transport's figures are memory copies, never evidence (docs/profiles.md) */
-	if (streq(rv_str(r, "transport"), "fake")) {
+	if (k->fake) {
 		s->fake++;
 		return 0;
 	}
@@ -321,12 +326,12 @@ static void note_pair(struct eval *e, const struct rv *r, const struct sel *k)
 {
 	int i = streq(k->name, "ib") && streq(k->test, "write_bw") ? 0 :
 		streq(k->name, "netpair") && streq(k->test, "bw_uni") ? 1 : -1;
-	double bytes = 0, gb, pass = 1;
+	double bytes = k->bytes, gb, pass = 1;
 
-	rv_num(r, NULL, "bytes", &bytes);
+	if (i < 0 || k->fake || bytes < e->pair[i].bytes)
+		return;
 	rv_num(r, NULL, "pass", &pass);
-	if (i < 0 || rv_num(r, NULL, "bw_Gbps", &gb) || !(gb > 0) || !isfinite(gb) || pass != 1 ||
-	    streq(rv_str(r, "transport"), "fake") || bytes < e->pair[i].bytes)
+	if (rv_num(r, NULL, "bw_Gbps", &gb) || !(gb > 0) || !isfinite(gb) || pass != 1)
 		return;
 	if (bytes > e->pair[i].bytes)
 		e->pair[i] = (struct pair_bw){ bytes, gb, 0 };
@@ -588,11 +593,10 @@ int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 {
 	struct sel k;
 	int rc = 0, judged_wrong = 0, nsel;
-	double wrong, bytes = 0;
+	double wrong;
 	const int *sel;
 
 	sel_read(r, &k);
-	rv_num(r, NULL, "bytes", &bytes);
 	if (streq(k.kind, "collective"))
 		rc = note_series(e, r);
 	else if (streq(k.kind, "fit"))
@@ -611,14 +615,13 @@ int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 		note_pair(e, r, &k);
 	sel = selected(e, &k, &nsel);
 	for (int i = 0; !rc && i < nsel; i++) {
-		rc = measure(&e->cs[sel[i]], r);
+		rc = measure(&e->cs[sel[i]], r, &k);
 		judged_wrong |= !strcmp(e->cs[sel[i]].c->path[0], "wrong");
 	}
 	/* wrong results that no criterion judged are never a silent pass */
-	if (!rc && !rv_num(r, NULL, "wrong", &wrong) && wrong > 0 && !judged_wrong &&
-	    !streq(rv_str(r, "transport"), "fake"))
+	if (!rc && !judged_wrong && !k.fake && !rv_num(r, NULL, "wrong", &wrong) && wrong > 0)
 		rc = unjudged(e, "%s %s%s%s at %.0f B: %.0f wrong element(s)", k.kind ?: "?", k.name ?: "?",
-			      k.test || k.backend ? " " : "", k.test ?: k.backend ?: "", bytes, wrong);
+			      k.test || k.backend ? " " : "", k.test ?: k.backend ?: "", k.bytes, wrong);
 	if (rc)
 		snprintf(err, len, "out of memory");
 	return rc ? -1 : 0;

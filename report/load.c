@@ -302,6 +302,10 @@ static int read_stream(FILE *f, const char *name, struct input_info *in,
 					 name, line);
 			else
 				snprintf(err, len, "%s:%ld: malformed record: %s", name, line, je.text);
+			/* jansson quotes the text near the fault, a new line included: one line, always */
+			for (char *c = err; *c; c++)
+				if ((unsigned char)*c < 0x20)
+					*c = ' ';
 			goto out;
 		}
 		type = json_string_value(json_object_get(rec, "type"));

@@ -12,6 +12,7 @@
 #include "record.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@ struct scan {
 	int depth;               /* objects and arrays open; the record itself is 1 */
 	int in_array;            /* inside an array: nothing is recorded */
 	const char *parent;      /* key of the object being read at depth 2 */
+	unsigned key_h;          /* key_hash of the key whose value is being read */
 };
 
 static void ws(struct scan *s)
@@ -48,7 +50,23 @@ static int string(struct scan *s, char **out)
 	if (s->p >= s->end || *s->p != '"')
 		return -1;
 	start = ++s->p;
-	/* most strings have no escape: skip to the quote, nothing to move */
+	/*
+	 * Most strings have no escape: skip to the quote, nothing to move; eight
+	 * bytes at a time while none of them is a quote, a backslash, a control
+	 * or a byte >= 0x80 (the zero-byte test of "Bit Twiddling Hacks").
+	 */
+	while (s->end - s->p >= 8) {
+		uint64_t w, q, b;
+
+		memcpy(&w, s->p, 8);
+		q = w ^ 0x2222222222222222ULL;          /* '"' becomes 0 */
+		b = w ^ 0x5c5c5c5c5c5c5c5cULL;          /* '\\' becomes 0 */
+		if (((q - 0x0101010101010101ULL) & ~q) & 0x8080808080808080ULL ||
+		    ((b - 0x0101010101010101ULL) & ~b) & 0x8080808080808080ULL ||
+		    ((w - 0x2020202020202020ULL) | w) & 0x8080808080808080ULL)
+			break;
+		s->p += 8;
+	}
 	while (s->p < s->end && plain_byte[(unsigned char)*s->p])
 		s->p++;
 	w = s->p;
@@ -216,7 +234,7 @@ static void add(struct scan *s, const char *key, char type, const char *str, dou
 	f = &r->f[r->n++];
 	f->parent = s->depth == 2 ? s->parent : NULL;
 	f->key = key;
-	f->hash = key_hash(key);
+	f->hash = s->key_h;
 	f->type = type;
 	f->str = str;
 	f->num = num;
@@ -248,7 +266,8 @@ static int object(struct scan *s, const char *key)
 		if (string(s, &k))
 			return -1;
 		/* jansson rejects duplicate keys (JSON_REJECT_DUPLICATES): let it say so */
-		if (s->depth <= 2 && tab_find(s->r, s->depth == 2 ? s->parent : NULL, k, key_hash(k), 1))
+		s->key_h = key_hash(k);
+		if (s->depth <= 2 && tab_find(s->r, s->depth == 2 ? s->parent : NULL, k, s->key_h, 1))
 			return -1;
 		ws(s);
 		if (s->p >= s->end || *s->p != ':')
