@@ -100,7 +100,8 @@ static const char *copy_key(struct htab *h, const char *key)
 	return p;
 }
 
-int htab_add(struct htab *h, const char *key, int val, const char **copy)
+/* the slot of key, entered with val when new; -1 when out of memory */
+static long enter(struct htab *h, const char *key, int val)
 {
 	uint32_t hv = hash_of(key);
 	size_t i;
@@ -117,6 +118,15 @@ int htab_add(struct htab *h, const char *key, int val, const char **copy)
 		h->slots[i].val = val;
 		h->n++;
 	}
+	return (long)i;
+}
+
+int htab_add(struct htab *h, const char *key, int val, const char **copy)
+{
+	long i = enter(h, key, val);
+
+	if (i < 0)
+		return -1;
 	if (copy)
 		*copy = h->slots[i].key;
 	return h->slots[i].val;
@@ -124,19 +134,10 @@ int htab_add(struct htab *h, const char *key, int val, const char **copy)
 
 int htab_put(struct htab *h, const char *key, int val)
 {
-	uint32_t hv = hash_of(key);
-	size_t i;
+	long i = enter(h, key, val);
 
-	if ((h->n + 1) * 2 > h->cap && grow(h))
+	if (i < 0)
 		return -1;
-	i = slot(h, key, hv);
-	if (!h->slots[i].key) {
-		h->slots[i].key = copy_key(h, key);
-		if (!h->slots[i].key)
-			return -1;
-		h->slots[i].hash = hv;
-		h->n++;
-	}
 	h->slots[i].val = val;
 	return 0;
 }
