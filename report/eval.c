@@ -339,14 +339,25 @@ static void note_pair(struct eval *e, const struct rv *r, const struct sel *k)
 	e->pair[i].n++;
 }
 
+#define LINKS_RESERVED (1 << 19)   /* 1024 nodes' links: 8 MiB of table */
 static int note_netpair(struct eval *e, const struct rv *r)
 {
 	const char *src = rv_str(r, "src"), *dst = rv_str(r, "dst");
 	double gb, pass = 1;
 	int a, b;
 
-	if (e->nin)
+	if (e->nin && !e->in[e->nin - 1].netpair) {
+		size_t n = json_array_size(json_object_get(e->in[e->nin - 1].header, "hosts"));
+
 		e->in[e->nin - 1].netpair = 1;
+		/* the links to come, N(N-1)/2 of the header's hosts: entered without regrowing the
+		 * table; not past LINKS_RESERVED, so a header of many hosts costs no memory by itself */
+		for (int i = 0; i < e->ncs; i++)
+			if (e->cs[i].c->scope == SC_LINK && streq(e->cs[i].c->probe, "netpair") &&
+			    htab_reserve(&e->cs[i].idx, n * (n - 1) / 2 < LINKS_RESERVED ? n * (n - 1) / 2 :
+					 LINKS_RESERVED))
+				return -1;
+	}
 	rv_num(r, NULL, "pass", &pass);
 	if (!streq(rv_str(r, "test"), "bw_uni") || !src || !dst || rv_num(r, NULL, "bw_Gbps", &gb) || pass != 1)
 		return 0;

@@ -46,9 +46,9 @@ int htab_get(const struct htab *h, const char *key)
 	return h->slots[i].key ? h->slots[i].val : -1;
 }
 
-static int grow(struct htab *h)
+/* to cap slots (a power of two, above twice the keys) */
+static int resize(struct htab *h, size_t cap)
 {
-	size_t cap = h->cap ? h->cap * 2 : 64;
 	struct htab_slot *v = calloc(cap, sizeof(*v));
 
 	if (!v)
@@ -67,6 +67,20 @@ static int grow(struct htab *h)
 	h->slots = v;
 	h->cap = cap;
 	return 0;
+}
+
+static int grow(struct htab *h)
+{
+	return resize(h, h->cap ? h->cap * 2 : 64);
+}
+
+int htab_reserve(struct htab *h, size_t n)
+{
+	size_t cap = h->cap ? h->cap : 64;
+
+	while (cap < 2 * n + 2)
+		cap *= 2;
+	return cap > h->cap ? resize(h, cap) : 0;
 }
 
 const char *htab_key(const struct htab *h, const char *key)

@@ -26,6 +26,8 @@ int htab_put(struct htab *h, const char *key, int val);
  * memory. One lookup where get, put and key would make three.
  */
 int htab_add(struct htab *h, const char *key, int val, const char **copy);
+/* room for n keys without growing (a table about to take many); 0, or -1 when out of memory */
+int htab_reserve(struct htab *h, size_t n);
 /* the table's own copy of key (stable until htab_free), or NULL */
 const char *htab_key(const struct htab *h, const char *key);
 void htab_free(struct htab *h);

@@ -142,15 +142,22 @@ static const char *const host_fields[] = { "host", "src", "dst", "peer", "a", "b
 static int check_hosts(const struct htab *h, const struct rv *r, const json_t *rec, const char *name,
 		       long line, char *err, size_t len)
 {
+	const char *seen[sizeof(host_fields) / sizeof(host_fields[0])];
+
 	for (size_t i = 0; i < sizeof(host_fields) / sizeof(host_fields[0]); i++) {
 		const char *s = rec ? json_string_value(json_object_get(rec, host_fields[i])) :
 				rv_str(r, host_fields[i]);
+		int again = 0;
 
 		if (i >= 4 && rec && strcmp(json_string_value(json_object_get(rec, "type")) ?: "", "diagnosis"))
 			break;
 		if (i >= 4 && !rec)
 			break;
-		if (s && *s && !known_host(h, s)) {
+		seen[i] = s;
+		/* src is mostly host, dst peer: a name checked once in the record is known */
+		for (size_t k = 0; s && k < i && !again; k++)
+			again = seen[k] && !strcmp(seen[k], s);
+		if (s && *s && !again && !known_host(h, s)) {
 			snprintf(err, len, "%s:%ld: %s '%.100s' is not a host of the run header "
 				 "(a record of another run?)", name, line, host_fields[i], s);
 			return -1;
