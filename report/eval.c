@@ -210,6 +210,31 @@ static int direction(const struct rv *r)
 	return a && b && strcmp(a, b) > 0;
 }
 
+/*
+ * The hosts of a link element named "SRC-DST" or "DST-SRC" by its record's
+ * src and dst, by index, for the missing-links check (links_missing): a
+ * bit per pair there, not a lookup by name. -1 when the name is another.
+ */
+static void link_hosts(struct eval *e, struct elem *el, const struct rv *r)
+{
+	const char *a = rv_str(r, "src"), *b = rv_str(r, "dst");
+	size_t la, lb, n = strlen(el->name);
+	int ha, hb;
+
+	el->link_a = -1;
+	if (!a || !b || (la = strlen(a)) + (lb = strlen(b)) + 1 != n)
+		return;
+	if (!((!memcmp(el->name, a, la) && el->name[la] == '-' && !memcmp(el->name + la + 1, b, lb)) ||
+	      (!memcmp(el->name, b, lb) && el->name[lb] == '-' && !memcmp(el->name + lb + 1, a, la))))
+		return;
+	ha = htab_get(&e->hosts, a);
+	hb = htab_get(&e->hosts, b);
+	if (ha >= 0 && hb >= 0) {
+		el->link_a = ha + 1;
+		el->link_b = hb + 1;
+	}
+}
+
 static int measure(struct crit_state *s, const struct rv *r, const struct sel *k)
 {
 	const struct criterion *c = s->c;
@@ -246,6 +271,8 @@ static int measure(struct crit_state *s, const struct rv *r, const struct sel *k
 	el = eval_elem(s, name, host);
 	if (!el)
 		return -1;
+	if (c->scope == SC_LINK && !el->link_a)
+		link_hosts(s->e, el, r);
 	/* an element measured without the metric is missing evidence, never left out */
 	if (mv) {
 		/* the probe may say why it could not know the value: "unknown": {METRIC: why} */
@@ -1057,6 +1084,7 @@ static char *count_missing(struct eval *e, const struct crit_state *s)
 }
 
 #define NAMES_LISTED 3           /* elements named in a reason; the rest counted */
+#define LINKS_BITMAP_HOSTS 8192  /* the missing-links check's bitmap: 8 MiB at most */
 
 /*
  * Every link of the hosts of each netpair run's header (N(N-1)/2) is due:
@@ -1066,8 +1094,9 @@ static char *count_missing(struct eval *e, const struct crit_state *s)
 static char *links_missing(const struct eval *e, const struct crit_state *s)
 {
 	unsigned char *seen = NULL;     /* with two netpair inputs or more: the pairs counted, by host index */
+	unsigned char *got = NULL;      /* the pairs measured as links of their records' src and dst */
 	char *names = NULL, *t, *name = NULL;
-	size_t longest = 0;
+	size_t longest = 0, nh = (size_t)e->nhosts;
 	long ndue = 0, nmiss = 0;
 	int nnet = 0;
 
@@ -1080,10 +1109,19 @@ static char *links_missing(const struct eval *e, const struct crit_state *s)
 		if (strlen(e->host_names[i]) > longest)
 			longest = strlen(e->host_names[i]);
 	name = malloc(2 * longest + 2);
-	if (!name || (nnet > 1 && !(seen = calloc(((size_t)e->nhosts * e->nhosts + 7) / 8, 1)))) {
+	if (!name || (nnet > 1 && !(seen = calloc((nh * nh + 7) / 8, 1)))) {
 		free(name);
 		return NULL;
 	}
+	/* a bit per pair of hosts (up to LINKS_BITMAP_HOSTS): the rest are looked up by name */
+	if (nh <= LINKS_BITMAP_HOSTS && (got = calloc((nh * nh + 7) / 8, 1)))
+		for (int i = 0; i < s->nel; i++)
+			if (s->el[i].link_a > 0) {
+				size_t x = (size_t)s->el[i].link_a - 1, y = (size_t)s->el[i].link_b - 1;
+
+				got[(x * nh + y) / 8] |= (unsigned char)(1u << (x * nh + y) % 8);
+				got[(y * nh + x) / 8] |= (unsigned char)(1u << (y * nh + x) % 8);
+			}
 	for (int k = 0; k < e->nin; k++) {
 		const json_t *hosts = json_object_get(e->in[k].header, "hosts");
 		size_t n = json_array_size(hosts);
@@ -1093,7 +1131,7 @@ static char *links_missing(const struct eval *e, const struct crit_state *s)
 		for (size_t i = 0; i < n; i++) {
 			const char *a = str(json_array_get(hosts, i), "name");
 			size_t la = a ? strlen(a) : 0;
-			int ha = seen && a ? htab_get(&e->hosts, a) : -1;
+			int ha = (seen || got) && a ? htab_get(&e->hosts, a) : -1;
 
 			for (size_t j = i + 1; a && la <= longest && j < n; j++) {
 				const char *b = str(json_array_get(hosts, j), "name");
@@ -1102,17 +1140,19 @@ static char *links_missing(const struct eval *e, const struct crit_state *s)
 
 				if (!b || lb > longest)
 					continue;
+				hb = seen || got ? htab_get(&e->hosts, b) : -1;
+				bit = ha < hb ? (size_t)ha * nh + hb : (size_t)hb * nh + ha;
 				/* a header lists each host once (load.c): only another input repeats a pair */
 				if (seen) {
-					hb = htab_get(&e->hosts, b);
 					if (ha < 0 || hb < 0)
 						continue;
-					bit = ha < hb ? (size_t)ha * e->nhosts + hb : (size_t)hb * e->nhosts + ha;
 					if (seen[bit / 8] & (1u << bit % 8))
 						continue;
 					seen[bit / 8] |= (unsigned char)(1u << bit % 8);
 				}
 				ndue++;
+				if (got && ha >= 0 && hb >= 0 && (got[bit / 8] & (1u << bit % 8)))
+					continue;
 				/* "a-b", then "b-a": whichever the probe named the link */
 				memcpy(name, a, la);
 				name[la] = '-';
@@ -1135,6 +1175,7 @@ static char *links_missing(const struct eval *e, const struct crit_state *s)
 	}
 out:
 	free(seen);
+	free(got);
 	free(name);
 	if (!nmiss) {
 		free(names);
@@ -1178,9 +1219,11 @@ static int cmp_worst_first(const void *a, const void *b, void *arg)
 static void add_values(struct crit_state *s, const struct pt *vals, const int *judged, int njudged)
 {
 	int *idx = malloc((s->nel ? s->nel : 1) * sizeof(*idx)), n = 0;
+	json_t *host = NULL, *bound = NULL, *bytes = NULL, *zero;
 
 	if (!idx)
 		return;
+	zero = json_real(0);
 	for (int i = 0; i < s->nel; i++)
 		if (judged[i])
 			idx[n++] = i;
@@ -1194,18 +1237,35 @@ static void add_values(struct crit_state *s, const struct pt *vals, const int *j
 	for (int k = 0; k < n; k++) {
 		const struct elem *el = &s->el[idx[k]];
 		const struct pt *p = &vals[idx[k]];
-
+		double b = elem_bound(s->c, p);
 		/* built directly: tens of thousands of them, and the names are read as UTF-8 already */
 		json_t *v = json_object();
 
+		/* a value repeated from the last element (its host, bound, size, no spread) is shared */
+		if (!host || strcmp(json_string_value(host), el->host)) {
+			json_decref(host);
+			host = json_stringn_nocheck(el->host, strlen(el->host));
+		}
+		if (!bound || json_real_value(bound) != b) {
+			json_decref(bound);
+			bound = json_real(b);
+		}
+		if (!bytes || json_integer_value(bytes) != (json_int_t)p->bytes) {
+			json_decref(bytes);
+			bytes = json_integer((json_int_t)p->bytes);
+		}
 		json_object_set_new_nocheck(v, "element", json_stringn_nocheck(el->name, strlen(el->name)));
-		json_object_set_new_nocheck(v, "host", json_stringn_nocheck(el->host, strlen(el->host)));
+		json_object_set_nocheck(v, "host", host);
 		json_object_set_new_nocheck(v, "value", json_real(p->value));
-		json_object_set_new_nocheck(v, "bound", json_real(elem_bound(s->c, p)));
-		json_object_set_new_nocheck(v, "spread_pct", json_real(p->spread));
-		json_object_set_new_nocheck(v, "bytes", json_integer((json_int_t)p->bytes));
+		json_object_set_nocheck(v, "bound", bound);
+		json_object_set_new_nocheck(v, "spread_pct", p->spread ? json_real(p->spread) : json_incref(zero));
+		json_object_set_nocheck(v, "bytes", bytes);
 		json_array_append_new(s->values, v);
 	}
+	json_decref(host);
+	json_decref(bound);
+	json_decref(bytes);
+	json_decref(zero);
 	free(idx);
 }
 
