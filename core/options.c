@@ -117,6 +117,14 @@ static int parse_size_arg(const char *opt, const char *s, size_t *out,
 	return 0;
 }
 
+int options_nonce_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 1 && n <= 128 &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:+/=-") == n;
+}
+
 int options_split(const char *list, char **buf, const char **items, int max)
 {
 	char *save = NULL, *tok;
@@ -151,6 +159,7 @@ static const struct option base_longopts[] = {
 	{ "soak", required_argument, NULL, 'K' },
 	{ "soak-interval", required_argument, NULL, 'I' },
 	{ "soak-size", required_argument, NULL, 'Z' },
+	{ "nonce", required_argument, NULL, 'N' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "list", no_argument, NULL, 'L' },
@@ -275,6 +284,11 @@ int options_parse(struct cc_options *o, int argc, char **argv,
 			if (!rc && !o->soak_size)
 				rc = options_fail(err, errlen, "invalid size '%s' for --soak-size (at least 1 byte)", optarg);
 			break;
+		case 'N':
+			if (!options_nonce_ok(optarg))
+				rc = options_fail(err, errlen, "invalid value '%s' for --nonce (1 to 128 letters, digits, '.', '_', ':', '+', '/', '=', '-')", optarg);
+			o->nonce = optarg;
+			break;
 		case 'v': o->verbose++; break;
 		case 'q': o->quiet = 1; break;
 		case 'L': o->list = 1; break;
@@ -336,7 +350,8 @@ void options_usage(FILE *f, const struct cc_param *const *params)
 		"  -w, --warmup_iters N    untimed warm-up iterations per size [5]\n"
 		"  -r, --reps N            repetitions per size; each gives one timing sample [10]\n"
 		"  -c, --check N           data-check iterations per size, not timed [1]\n"
-		"      --time-per-size SEC about how long one size may take: at large sizes -w, -n\n"
+		"      --time-per-size SEC\n"
+		"                          about how long one size may take: at large sizes -w, -n\n"
 		"                          and then -r shrink to fit (at least 3 reps, 1 warm-up and\n"
 		"                          the check); records carry the counts run; 0 = off [2]\n"
 		"  -B, --backend NAME      collective backend: mpi (host memory), nccl (GPU memory) [mpi]\n"
@@ -351,12 +366,15 @@ void options_usage(FILE *f, const struct cc_param *const *params)
 		"                          (the pair tournament) for DURATION (90, 90s, 10m,\n"
 		"                          1h30m) and record one sample per interval; warm-up and\n"
 		"                          setup not counted, every collective's data checked\n"
-		"      --soak-interval SEC seconds one sample measures: a collective's interval,\n"
+		"      --soak-interval SEC\n"
+		"                          seconds one sample measures: a collective's interval,\n"
 		"                          one direction of one netpair link [1]\n"
 		"      --soak-size SIZE    a collective's soak message size [-e]\n"
 		"Run:\n"
 		"  -o, --output FILE       results file, JSON Lines [ccprobe-results.jsonl]\n"
 		"  -t, --timeout SEC       deadline of one measurement; 0 disables [300]\n"
+		"      --nonce VALUE       written into the header as given: a value the customer\n"
+		"                          chose, so results cannot predate it (docs/provenance.md)\n"
 		"  -v, --verbose           more log lines on stderr (repeat for debug)\n"
 		"  -q, --quiet             no table on stdout\n"
 		"      --list              list collectives, backends and probes\n"
@@ -368,17 +386,21 @@ void options_usage(FILE *f, const struct cc_param *const *params)
 		fprintf(f, "Probe options:\n");
 		for (size_t i = 0; params[i]; i++)
 			for (const struct cc_param *p = params[i]; p->name; p++)
-				fprintf(f, "      --%-20s %s\n", p->name, p->help);
+				/* at least two spaces between a name and its text (help2man's rule) */
+				fprintf(f, strlen(p->name) < 20 ? "      --%-20s %s\n" :
+					   "      --%s\n                           %s\n", p->name, p->help);
 	}
 	fprintf(f,
 		"\n"
 		"Units: GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s, us = microseconds.\n"
+		"\n"
 		"Exit codes: 0 all measurements ran and checked out; 1 a measurement failed\n"
 		"(wrong data, an error record, or a probe named a bad node or link); 2 bad\n"
 		"command line; 3 setup failed (results file, MPI, memory) or the results file\n"
 		"could not be written (the run stops at once); 4 a measurement passed its\n"
 		"deadline; 5 interrupted.\n"
-		"ccprobe %s\n", CCDIAG_VERSION);
+		"\n"
+		"ccprobe %s (git %s)\n", CCDIAG_VERSION, ccdiag_commit);
 }
 
 size_t sweep_sizes(const struct cc_options *o, size_t *out, size_t max_out)

@@ -321,7 +321,14 @@ static void check_runs(struct eval *e)
 		if (big < 0 || json_array_size(json_object_get(e->in[i].header, "hosts")) >
 			       json_array_size(json_object_get(e->in[big].header, "hosts")))
 			big = i;
-	for (int i = 0; i < e->nin; i++) {
+	/*
+	 * when no input spans two hosts, the inputs are per-node files (fio or
+	 * nvbandwidth run on each node, imported one by one): their union is the
+	 * host set, and one of another host is expected
+	 */
+	if (big >= 0 && json_array_size(json_object_get(e->in[big].header, "hosts")) < 2)
+		big = -1;
+	for (int i = 0; big >= 0 && i < e->nin; i++) {
 		const json_t *h;
 		const char *out = NULL;
 		size_t k, nout = 0;
