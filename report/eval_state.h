@@ -61,6 +61,7 @@ struct crit_state {
 	json_t *plateau;         /* [{element, host, shape, points}]: plateaus that never flattened or collapsed */
 	long values_total;       /* elements judged; values holds at most VALUES_MAX of them */
 };
+#define NETPAIR_MAX_HOSTS 256    /* the netpair matrix's hosts at most (a larger heatmap is unreadable) */
 #define VALUES_MAX 10000         /* per criterion in summary.json: the worst first beyond it */
 #define RATE_MARGIN 0.10         /* a bandwidth above its rate by more than this is implausible */
 #define SCALING_EFF_MAX 1.5      /* a scaling efficiency above this is implausible */
@@ -87,9 +88,12 @@ struct eval {
 	json_t *versions;        /* key -> value -> [hosts] (consistency.c) */
 	struct htab vseen;       /* key, value, host noted */
 	json_t *outliers;        /* filled by eval_finish */
-	/* netpair matrix: one-way pass-1 bandwidth, Gb/s, row = sender */
+	/* netpair matrix: one-way pass-1 bandwidth, Gb/s, row = sender; of NETPAIR_MAX_HOSTS
+	 * hosts at most (summary.json leaves a larger one out): past them it is dropped, never
+	 * grown (a header of 17,000 hosts would have asked 4 GiB) */
 	float *np;
 	int npn;
+	int np_dropped;
 	/* the model (model.c) */
 	json_t *fits;            /* Hockney fit records: series key -> the record's numbers */
 	json_t *ranks_of;        /* series key -> ranks */

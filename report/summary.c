@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NETPAIR_MAX_HOSTS 256   /* larger matrices stay out of the document (a heatmap would be unreadable) */
 #define FAILURES_LISTED 3       /* problems named per criterion; the rest are in its failures */
 #define LISTED 20               /* problems of one kind (regressions, outliers...); the rest counted */
 
@@ -131,7 +130,7 @@ static json_t *netpair_json(const struct eval *e)
 	json_t *hosts, *m;
 	int any = 0;
 
-	if (!e->np || e->nhosts > NETPAIR_MAX_HOSTS)
+	if (!e->np || e->np_dropped || e->nhosts > NETPAIR_MAX_HOSTS)
 		return json_null();
 	hosts = json_array();
 	m = json_array();

@@ -471,6 +471,26 @@ t_check "/dev/zero is not a results file: exit 2" \
 t_check "a line longer than 16 MiB is an input error naming the line" \
 	bash -c "[ $? -eq 2 ] && grep -q 'long.jsonl:2: line longer than 16 MiB' '$T_TMP/long.err'"
 rm -f "$T_TMP/long.jsonl"
+# a small file whose header names 17,000 hosts (4 MB, a netpair record per host): its 144
+# million due links are counted, not tabled, and no matrix of 17,000^2 is made (it took
+# 4 GiB and 200 s): judged within 1 GiB of address space, the missing links named
+awk 'BEGIN {
+	n = 17000
+	printf "{\"type\":\"run\",\"schema\":1,\"run_id\":\"0ddba11000000017\",\"start_utc\":\"2026-11-30T07:22:26Z\",\"tool\":\"ccprobe\",\"version\":\"0.1.0\",\"world_size\":%d,\"nodes\":%d,\"hosts\":[", n, n
+	for (i = 0; i < n; i++)
+		printf "%s{\"name\":\"h%05d\",\"ranks\":[%d]}", i ? "," : "", i, i
+	print "]}"
+	for (i = 0; i < n; i++)
+		printf "{\"type\":\"measurement\",\"kind\":\"probe\",\"name\":\"netpair\",\"test\":\"bw_uni\",\"pass\":1,\"src\":\"h%05d\",\"dst\":\"h%05d\",\"bytes\":4194304,\"bw_GBps\":0.1,\"bw_Gbps\":0.8,\"elapsed_s\":%.3f}\n", i, (i + 1) % n, 1 + i / 1000
+	print "{\"type\":\"end\",\"status\":\"complete\",\"elapsed_s\":100,\"failures\":0,\"exit_code\":0}"
+}' >"$T_TMP/many-hosts.jsonl"
+(ulimit -v $((1 << 20)); timeout 600 "$CCREPORT" -p test-emu-1g -q --no-render -o "$T_TMP/many-hosts" \
+	"$T_TMP/many-hosts.jsonl" >/dev/null 2>"$T_TMP/many-hosts.err")
+rc=$?
+t_check "a header of 17,000 hosts, 17,000 netpair records: judged within 1 GiB, incomplete (exit 4, was $rc), 144474500 of 144491500 links not measured" \
+	jq -e --argjson rc "$rc" '$rc == 4 and ([.criteria[] | select(.id == "netpair_bw") | .verdict, (.reason | test("^144474500 of 144491500 links not measured: h00000-h00002, "))] == ["incomplete", true])' \
+	"$T_TMP/many-hosts/summary.json"
+rm -f "$T_TMP/many-hosts.jsonl"
 t_check "summary.json records each input's SHA-256" \
 	jq -e --arg h "$(sha256sum <"$CASES/emu-healthy/results.jsonl" | cut -d' ' -f1)" \
 	'.inputs[0].sha256 == $h' "$T_TMP/emu-healthy.json"
