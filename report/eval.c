@@ -1315,6 +1315,61 @@ out:
 	return t;
 }
 
+/*
+ * netpair's bw_uni measures each link both ways (docs/netpair.md, steps 2
+ * and 3) and a criterion that keeps the directions apart (repeat = best)
+ * judges the worse of the two: a link with one way only is not judged on
+ * the other ("1 of 6 links measured one way only: node0-node3 (node3 to
+ * node0 not measured)"; malloc'd, NULL when none).
+ */
+static char *links_one_way(const struct crit_state *s)
+{
+	const struct criterion *c = s->c;
+	char *names = NULL, *t;
+	long n1 = 0, nboth = 0;
+
+	if (c->scope != SC_LINK || !streq(c->probe, "netpair") || !streq(c->test, "bw_uni") || !c->repeat_best ||
+	    c->derived)
+		return NULL;
+	for (int i = 0; i < s->nel; i++) {
+		const struct elem *el = &s->el[i];
+		int dirs = 0;
+
+		for (int k = 0; k < el->n; k++)
+			dirs |= 1 << (el->pt[k].dir != 0);
+		if (!dirs)
+			continue;
+		nboth++;
+		if (dirs == 3 || ++n1 > NAMES_LISTED)
+			continue;
+		/* dir 1 was measured from the later name to the earlier: the other way is missing */
+		if (el->link_a > 0) {
+			const char *x = s->e->host_names[el->link_a - 1], *y = s->e->host_names[el->link_b - 1];
+			const char *lo = strcmp(x, y) < 0 ? x : y, *hi = lo == x ? y : x;
+
+			if (asprintf(&t, "%s%s%s (%s to %s not measured)", names ?: "", names ? ", " : "", el->name,
+				     dirs == 1 ? hi : lo, dirs == 1 ? lo : hi) < 0)
+				break;
+		} else if (asprintf(&t, "%s%s%s (%s not measured)", names ?: "", names ? ", " : "", el->name,
+				    dirs == 1 ? "from the later host to the earlier" :
+				    "from the earlier host to the later") < 0) {
+			break;
+		}
+		free(names);
+		names = t;
+	}
+	if (!n1) {
+		free(names);
+		return NULL;
+	}
+	if (asprintf(&t, "%ld of %ld links measured one way only: %s%s%.0ld%s", n1, nboth, names ?: "",
+		     n1 > NAMES_LISTED ? " (and " : "", n1 > NAMES_LISTED ? n1 - NAMES_LISTED : 0,
+		     n1 > NAMES_LISTED ? " more)" : "") < 0)
+		t = NULL;
+	free(names);
+	return t;
+}
+
 static void set_reason(struct crit_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_reason(struct crit_state *s, const char *fmt, ...)
 {
@@ -1651,6 +1706,9 @@ static void judge(struct eval *e, struct crit_state *s)
 	outl = find_outliers(e, s, vals, judged);
 	missing = count_missing(e, s);
 	t = links_missing(e, s);
+	missing = join(missing, t);
+	free(t);
+	t = links_one_way(s);
 	missing = join(missing, t);
 	free(t);
 	partial = partial_reason(s, what);

@@ -494,6 +494,15 @@ t_check "a header of 17,000 hosts, 17,000 netpair records: judged within 1 GiB, 
 	jq -e --argjson rc "$rc" '$rc == 4 and ([.criteria[] | select(.id == "netpair_bw") | .verdict, (.reason | test("^144474500 of 144491500 links not measured: h00000-h00002, "))] == ["incomplete", true])' \
 	"$T_TMP/many-hosts/summary.json"
 rm -f "$T_TMP/many-hosts.jsonl"
+# bw_uni measures each link both ways and netpair_bw judges the slower: the records of one
+# way deleted leave that link incomplete, named with the way missing (a pass on main)
+grep -v '"test":"bw_uni".*"src":"node3","dst":"node0"' "$CASES/emu-healthy/results.jsonl" >"$T_TMP/one-way.jsonl"
+"$CCREPORT" -p test-emu-1g -q --no-render -o "$T_TMP/one-way" "$T_TMP/one-way.jsonl" 2>/dev/null
+rc=$?
+t_check "node3 to node0's bw_uni records deleted: netpair_bw incomplete, 'node0-node3 (node3 to node0 not measured)', exit 4 (was $rc)" \
+	jq -e --argjson rc "$rc" '$rc == 4 and ([.criteria[] | select(.id == "netpair_bw") | .verdict,
+		(.reason | startswith("1 of 6 links measured one way only: node0-node3 (node3 to node0 not measured)"))] ==
+		["incomplete", true])' "$T_TMP/one-way/summary.json"
 t_check "summary.json records each input's SHA-256" \
 	jq -e --arg h "$(sha256sum <"$CASES/emu-healthy/results.jsonl" | cut -d' ' -f1)" \
 	'.inputs[0].sha256 == $h' "$T_TMP/emu-healthy.json"
