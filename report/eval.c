@@ -235,6 +235,34 @@ static void link_hosts(struct eval *e, struct elem *el, const struct rv *r)
 	}
 }
 
+/*
+ * A rail pair's hosts (its records' host and peer) and rail, for the
+ * missing rail pairs check (rail_pairs_missing); the input is one of ib
+ * rail pairs. link_a -1 when a host is not one of the run's or a rank's
+ * (HOST#RANK, one host playing nodes).
+ */
+static void rail_hosts(struct eval *e, struct elem *el, const struct rv *r)
+{
+	const char *a = rv_str(r, "host"), *b = rv_str(r, "peer");
+	double rail;
+	int ha, hb;
+
+	el->link_a = -1;
+	el->rail = -1;
+	if (!rv_num(r, NULL, "rail", &rail) && rail >= 0 && rail < 65536 && rail == floor(rail))
+		el->rail = (int)rail;
+	if (!a || !b || strchr(a, '#') || strchr(b, '#'))
+		return;
+	ha = htab_get(&e->hosts, a);
+	hb = htab_get(&e->hosts, b);
+	if (ha >= 0 && hb >= 0 && ha != hb) {
+		el->link_a = ha + 1;
+		el->link_b = hb + 1;
+	}
+	if (e->nin)
+		e->in[e->nin - 1].ib_pairs = 1;
+}
+
 static int measure(struct crit_state *s, const struct rv *r, const struct sel *k)
 {
 	const struct criterion *c = s->c;
@@ -273,6 +301,8 @@ static int measure(struct crit_state *s, const struct rv *r, const struct sel *k
 		return -1;
 	if (c->scope == SC_LINK && !el->link_a)
 		link_hosts(s->e, el, r);
+	if (c->scope == SC_RAIL_PAIR && !el->link_a)
+		rail_hosts(s->e, el, r);
 	/* an element measured without the metric is missing evidence, never left out */
 	if (mv) {
 		/* the probe may say why it could not know the value: "unknown": {METRIC: why} */
@@ -1370,6 +1400,104 @@ static char *links_one_way(const struct crit_state *s)
 	return t;
 }
 
+/*
+ * Every rail of every pair of an ib input's hosts is due (rail r of one
+ * node pairs with rail r of the other, docs/rdma.md): "2 of 12 rail pairs
+ * not measured: node0-node3 rail 1, ..." (malloc'd), NULL when all were.
+ * The rails: the profile's nics_per_node, else the most any pair had. Inputs
+ * of one host set only (a phase of other hosts is named by identity.c), and
+ * records that carry their "rail" (ccprobe's do, docs/rdma.md): without it
+ * no rail pair is counted.
+ */
+static char *rail_pairs_missing(const struct eval *e, const struct crit_state *s)
+{
+	unsigned long long *got = NULL, nmiss = 0, ndue, ngot = 0;
+	unsigned char *in0 = NULL;
+	int *h0 = NULL, first = -1, rails = e->p->nics_per_node, named[NAMES_LISTED][3], nnamed = 0;
+	size_t n0 = 0, ng = 0, nh = (size_t)e->nhosts;
+	char *t = NULL, *names = NULL;
+
+	if (s->c->scope != SC_RAIL_PAIR || !streq(s->c->probe, "ib") || s->c->derived)
+		return NULL;
+	for (int k = 0; k < e->nin && first < 0; k++)
+		if (e->in[k].ib_pairs)
+			first = k;
+	if (first < 0)
+		return NULL;
+	h0 = header_hosts(e, first, &n0);
+	in0 = calloc(nh ? nh : 1, 1);
+	got = malloc((s->nel ? s->nel : 1) * sizeof(*got));
+	if (!h0 || !in0 || !got)
+		goto out;
+	for (size_t i = 0; i < n0; i++)
+		in0[h0[i]] = 1;
+	for (int k = first + 1; k < e->nin; k++) {
+		size_t n;
+		int *h, same;
+
+		if (!e->in[k].ib_pairs)
+			continue;
+		if (!(h = header_hosts(e, k, &n)))
+			goto out;
+		same = n == n0;
+		for (size_t i = 0; same && i < n; i++)
+			same = in0[h[i]];
+		free(h);
+		if (!same)
+			goto out;
+	}
+	for (int i = 0; i < s->nel; i++) {
+		const struct elem *el = &s->el[i];
+
+		if (el->link_a <= 0 || el->rail < 0 || !in0[el->link_a - 1] || !in0[el->link_b - 1])
+			continue;
+		got[ng++] = pair_key(el->link_a - 1, el->link_b - 1) << 16 | (unsigned)el->rail;
+		if (!e->p->nics_per_node && el->rail >= rails)
+			rails = el->rail + 1;
+	}
+	/* records without "rail" (a ccprobe before it, tests/report/gen_results' ring): not counted */
+	if (!ng)
+		goto out;
+	qsort(got, ng, sizeof(*got), cmp_u64);
+	for (size_t i = 0; i < ng; i++)
+		if (!i || got[i] != got[i - 1])
+			ngot += (int)(got[i] & 0xffff) < rails;
+	ndue = (unsigned long long)n0 * (n0 - (n0 > 0)) / 2 * (unsigned long long)(rails > 0 ? rails : 0);
+	if (!ndue || ngot >= ndue)
+		goto out;
+	nmiss = ndue - ngot;
+	for (size_t i = 0; i < n0 && nnamed < NAMES_LISTED; i++)
+		for (size_t j = i + 1; j < n0 && nnamed < NAMES_LISTED; j++)
+			for (int r = 0; r < rails && nnamed < NAMES_LISTED; r++) {
+				unsigned long long key = pair_key(h0[i], h0[j]) << 16 | (unsigned)r;
+
+				if (!bsearch(&key, got, ng, sizeof(*got), cmp_u64)) {
+					named[nnamed][0] = h0[i];
+					named[nnamed][1] = h0[j];
+					named[nnamed++][2] = r;
+				}
+			}
+	for (int i = 0; i < nnamed; i++) {
+		char *u;
+
+		if (asprintf(&u, "%s%s%s-%s rail %d", names ?: "", names ? ", " : "", e->host_names[named[i][0]],
+			     e->host_names[named[i][1]], named[i][2]) < 0)
+			goto out;
+		free(names);
+		names = u;
+	}
+	if (asprintf(&t, "%llu of %llu rail pairs not measured: %s%s%.0llu%s", nmiss, ndue, names ?: "",
+		     nmiss > NAMES_LISTED ? " (and " : "", nmiss > NAMES_LISTED ? nmiss - NAMES_LISTED : 0,
+		     nmiss > NAMES_LISTED ? " more)" : "") < 0)
+		t = NULL;
+out:
+	free(names);
+	free(in0);
+	free(h0);
+	free(got);
+	return t;
+}
+
 static void set_reason(struct crit_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_reason(struct crit_state *s, const char *fmt, ...)
 {
@@ -1709,6 +1837,9 @@ static void judge(struct eval *e, struct crit_state *s)
 	missing = join(missing, t);
 	free(t);
 	t = links_one_way(s);
+	missing = join(missing, t);
+	free(t);
+	t = rail_pairs_missing(e, s);
 	missing = join(missing, t);
 	free(t);
 	partial = partial_reason(s, what);

@@ -33,7 +33,8 @@ struct elem {
 	long norate;             /* records without rate_GBps under a relative bound */
 	long nometric;           /* records without a usable value of the metric */
 	double imp_value, imp_limit; /* the most implausible value seen, and its limit; 0 = none */
-	int link_a, link_b;      /* a link named "A-B" of a record's src and dst: their host indices + 1; 0 unknown */
+	int link_a, link_b;      /* a link named "A-B" of a record's src and dst (a rail pair: host and peer): their host indices + 1; 0 unknown */
+	int rail;                /* a rail pair's rail (its first record's "rail"), -1 none */
 };
 
 struct crit_state {

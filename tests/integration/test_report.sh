@@ -494,6 +494,22 @@ t_check "a header of 17,000 hosts, 17,000 netpair records: judged within 1 GiB, 
 	jq -e --argjson rc "$rc" '$rc == 4 and ([.criteria[] | select(.id == "netpair_bw") | .verdict, (.reason | test("^144474500 of 144491500 links not measured: h00000-h00002, "))] == ["incomplete", true])' \
 	"$T_TMP/many-hosts/summary.json"
 rm -f "$T_TMP/many-hosts.jsonl"
+# the ib probe measures every rail of every pair of its hosts (docs/rdma.md): 3 hosts, 8 rails,
+# node1-node2's rail 5 deleted leaves ib_write_bw incomplete, named (a pass on main)
+awk 'BEGIN {
+	print "{\"type\":\"run\",\"schema\":1,\"run_id\":\"0ddba11000000018\",\"start_utc\":\"2026-11-30T07:22:26Z\",\"tool\":\"ccprobe\",\"version\":\"0.1.0\",\"world_size\":3,\"nodes\":3,\"hosts\":[{\"name\":\"node0\",\"ranks\":[0]},{\"name\":\"node1\",\"ranks\":[1]},{\"name\":\"node2\",\"ranks\":[2]}]}"
+	t = 1
+	for (a = 0; a < 3; a++)
+		for (b = a + 1; b < 3; b++)
+			for (r = 0; r < 8; r++)
+				if (!(a == 1 && b == 2 && r == 5))
+					printf "{\"type\":\"measurement\",\"kind\":\"probe\",\"name\":\"ib\",\"test\":\"write_bw_uni\",\"scope\":\"rail_pair\",\"element\":\"node%d/mlx5_%d:1-node%d/mlx5_%d:1\",\"host\":\"node%d\",\"peer\":\"node%d\",\"nic\":\"mlx5_%d:1\",\"peer_nic\":\"mlx5_%d:1\",\"rail\":%d,\"round\":0,\"transport\":\"verbs\",\"bytes\":8388608,\"bw_GBps\":49,\"bw_Gbps\":392,\"rate_GBps\":50,\"elapsed_s\":%.2f}\n", a, r, b, r, a, b, r, r, r, t += 0.01
+	print "{\"type\":\"end\",\"status\":\"complete\",\"elapsed_s\":10,\"failures\":0,\"exit_code\":0}"
+}' >"$T_TMP/rail-missing.jsonl"
+"$CCREPORT" -p test-h100 -q --no-render -o "$T_TMP/rail-missing" "$T_TMP/rail-missing.jsonl" 2>/dev/null
+t_check "3 hosts x 8 rails, node1-node2 rail 5 deleted: ib_write_bw incomplete, '1 of 24 rail pairs not measured: node1-node2 rail 5'" \
+	jq -e '[.criteria[] | select(.id == "ib_write_bw") | .verdict, (.reason | startswith("1 of 24 rail pairs not measured: node1-node2 rail 5"))] ==
+		["incomplete", true]' "$T_TMP/rail-missing/summary.json"
 # bw_uni measures each link both ways and netpair_bw judges the slower: the records of one
 # way deleted leave that link incomplete, named with the way missing (a pass on main)
 grep -v '"test":"bw_uni".*"src":"node3","dst":"node0"' "$CASES/emu-healthy/results.jsonl" >"$T_TMP/one-way.jsonl"
