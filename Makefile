@@ -214,7 +214,7 @@ fuzz:
 	@command -v clang >/dev/null && dpkg-query -W libclang-rt-14-dev >/dev/null 2>&1 || \
 		{ echo "make fuzz: needs clang and libclang-rt-14-dev (apt-get install clang libclang-rt-14-dev)"; exit 2; }
 	@$(MAKE) --no-print-directory B=build-fuzz OMPI_CC=clang RCC=clang \
-		CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" \
+		CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -MMD -MP" \
 		build-fuzz/libccprobe.a build-fuzz/libccreport.a
 	@for f in $(FUZZ_SRC); do n=$$(basename $$f .c); \
 		case $$n in \
@@ -232,7 +232,7 @@ fuzz:
 # build-asan/ccreport runs the golden cases (tests/integration/test_report.sh)
 asan:
 	@$(MAKE) --no-print-directory B=build-asan \
-		CFLAGS="-O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+		CFLAGS="-O1 -g -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all -MMD -MP" \
 		build-asan/ccreport $(patsubst $(B)/%,build-asan/%,$(filter $(B)/tests/test_report_% $(B)/tests/fuzz_report_%,$(TEST_BIN) $(FUZZ_BIN)))
 	@fail=0; for t in build-asan/tests/test_report_*; do \
 		echo "=== $$t"; $$t >build-asan/$$(basename $$t).log 2>&1 || { fail=1; tail -20 build-asan/$$(basename $$t).log; }; done; \
