@@ -2,6 +2,7 @@
  * diag/results.c: the phase line's findings and the drain list (results.h).
  */
 #include "results.h"
+#include "../report/decision.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -245,7 +246,7 @@ int drain_list(const char *path, const char *profile, struct strv *nodes, struct
 	       struct strv *refused, char *err, size_t errlen)
 {
 	json_error_t je;
-	json_t *s = json_load_file(path, 0, &je), *crit, *diags, *c, *f, *d;
+	json_t *s = json_load_file(path, 0, &je), *crit, *diags, *c, *f, *d, *hosts;
 	struct blame *bl = NULL;
 	struct strv diag_nodes = { 0 }, diag_why = { 0 };
 	static const char *const own[] = { "node", "gpu", "nic", "gpu_pair", NULL };
@@ -273,6 +274,7 @@ int drain_list(const char *path, const char *profile, struct strv *nodes, struct
 		bl[nb] = (struct blame){ xstrdup(n), (w), (int)nb }; \
 		nb++; \
 	} while (0)
+	hosts = json_object_get(json_object_get(s, "cluster"), "hosts");
 	/* a diagnosis naming a node bad */
 	diags = json_object_get(s, "diagnoses");
 	json_array_foreach(diags, i, d) {
@@ -302,17 +304,14 @@ int drain_list(const char *path, const char *profile, struct strv *nodes, struct
 		if (!str(c, "verdict") || strcmp(str(c, "verdict"), "fail") || !scope_in(str(c, "scope"), links))
 			continue;
 		json_array_foreach(json_object_get(c, "failures"), j, f) {
-			struct strv ends = { 0 };
+			char a[256], b[256];
 
-			if (!str(f, "element"))
+			/* on the cluster's host names: "gpu-node-2-gpu-node-3" is not split at its first '-' */
+			if (!str(f, "element") || link_ends(str(f, "element"), hosts, a, b, sizeof(a)))
 				continue;
-			strv_split(&ends, str(f, "element"), '-');
-			for (int e = 0; e < ends.n; e++)
-				ends.v[e][strcspn(ends.v[e], "/#")] = '\0';
 			for (int k = 0; k < diag_nodes.n; k++)
-				if (strv_find(&ends, diag_nodes.v[k]) >= 0)
+				if (!strcmp(a, diag_nodes.v[k]) || !strcmp(b, diag_nodes.v[k]))
 					BLAME(diag_nodes.v[k], why(c, f));
-			strv_free(&ends);
 		}
 	}
 	qsort(bl, nb, sizeof(*bl), cmp_blame);

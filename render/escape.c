@@ -44,14 +44,30 @@ static size_t utf8_len(const unsigned char *s)
 }
 
 /*
+ * Characters that are well-formed but change what a reader sees: the C1
+ * controls (U+0080-U+009F) and the bidirectional embeddings, overrides and
+ * isolates (U+202A-U+202E, U+2066-U+2069), which can make a host name read
+ * backwards or hide text after it ("Trojan Source", CVE-2021-42574). They
+ * are dropped like the C0 controls.
+ */
+static int invisible(const unsigned char *s, size_t n)
+{
+	if (n == 2)
+		return s[0] == 0xc2 && s[1] <= 0x9f;
+	return n == 3 && s[0] == 0xe2 && ((s[1] == 0x80 && s[2] >= 0xaa && s[2] <= 0xae) ||
+					  (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9));
+}
+
+/*
  * Copies the multi-byte character at *s to f (or drops its first byte when
- * it is not well-formed) and moves *s to its last byte. For c >= 0x80.
+ * it is not well-formed, or the whole character when it is invisible()) and
+ * moves *s to its last byte. For c >= 0x80.
  */
 static void put_utf8(FILE *f, const char **s)
 {
 	size_t n = utf8_len((const unsigned char *)*s);
 
-	if (n)
+	if (n && !invisible((const unsigned char *)*s, n))
 		fwrite(*s, 1, n, f);
 	*s += n ? n - 1 : 0;
 }

@@ -8,6 +8,7 @@
 #include "../fmt/fmt.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -152,22 +153,55 @@ int prom_render(FILE *f, const json_t *s)
 	return ferror(f) ? -1 : 0;
 }
 
+/*
+ * The temporary file is created, never opened: O_EXCL fails on any name that
+ * exists (a symlink planted there to make ccreport write elsewhere among
+ * them) and O_NOFOLLOW refuses a symlink even so. A name taken moves on to
+ * the next one, up to TMP_TRIES. rename() replaces the target itself, a
+ * link there included, without following it.
+ */
+#define TMP_TRIES 100
+static FILE *create_tmp(const char *path, char *tmp, size_t n, char *err, size_t len)
+{
+	for (int i = 0; i < TMP_TRIES; i++) {
+		int fd;
+		FILE *f;
+
+		/* beside the target, so the rename stays on one filesystem; not *.prom, so never collected */
+		if ((size_t)(i ? snprintf(tmp, n, "%s.tmp-%ld-%d", path, (long)getpid(), i) :
+			     snprintf(tmp, n, "%s.tmp-%ld", path, (long)getpid())) >= n) {
+			snprintf(err, len, "cannot write '%s': path too long", path);
+			return NULL;
+		}
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && errno == EEXIST)
+			continue;
+		if (fd < 0) {
+			snprintf(err, len, "cannot write '%s': %s", tmp, strerror(errno));
+			return NULL;
+		}
+		f = fdopen(fd, "w");
+		if (!f) {
+			snprintf(err, len, "cannot write '%s': %s", tmp, strerror(errno));
+			close(fd);
+			unlink(tmp);
+		}
+		return f;
+	}
+	snprintf(err, len, "cannot write '%s': %d temporary names beside it are taken (%s...)", path,
+		 TMP_TRIES, tmp);
+	return NULL;
+}
+
 int prom_write(const json_t *s, const char *path, char *err, size_t len)
 {
 	char tmp[4200];
 	FILE *f;
 	int rc;
 
-	/* beside the target, so the rename stays on one filesystem; not *.prom, so never collected */
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp-%ld", path, (long)getpid()) >= sizeof(tmp)) {
-		snprintf(err, len, "cannot write '%s': path too long", path);
+	f = create_tmp(path, tmp, sizeof(tmp), err, len);
+	if (!f)
 		return -1;
-	}
-	f = fopen(tmp, "w");
-	if (!f) {
-		snprintf(err, len, "cannot write '%s': %s", tmp, strerror(errno));
-		return -1;
-	}
 	errno = 0;
 	rc = prom_render(f, s);
 	if (fflush(f) || fsync(fileno(f)))

@@ -57,6 +57,156 @@ static void trim(json_t *s)
 	}
 }
 
+/* the bound the worst element was judged against: its own for relative bounds */
+static int worst_bound(const json_t *crit, double *b)
+{
+	const json_t *bound = json_object_get(crit, "bound"), *w = json_object_get(crit, "worst"), *v;
+	const char *el = j_str(w, "element");
+	size_t i;
+
+	if (!json_is_number(json_object_get(bound, "relative")))
+		return j_num(bound, "value", b);
+	json_array_foreach(j_arr(crit, "values"), i, v)
+		if (!strcmp(j_str(v, "element"), el))
+			return j_num(v, "bound", b);
+	json_array_foreach(j_arr(crit, "failures"), i, v)
+		if (!strcmp(j_str(v, "element"), el))
+			return j_num(v, "bound", b);
+	return 0;
+}
+
+/* ---- what a summary may claim: its verdicts follow from its own values and bounds ---- */
+
+static int verdict_rank(const char *v)
+{
+	static const char *const order[] = { "pass", "warn", "incomplete", "fail" };
+
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(v, order[i]))
+			return i;
+	return -1;
+}
+
+/* value v outside bound b under op (">=": below it; "<=": above it); equal is inside, as judged */
+static int outside(const char *op, double v, double b)
+{
+	return !strcmp(op, ">=") ? v < b : v > b;
+}
+
+/*
+ * The first value of criterion c (its values, failures and worst element)
+ * outside its bound, with that bound in *b; NULL when none is. A relative
+ * bound is each element's own ("bound" in its entry).
+ */
+static const json_t *first_outside(const json_t *c, const char *op, double *b)
+{
+	const char *lists[] = { "failures", "values" };
+	const json_t *e, *w = json_object_get(c, "worst");
+	double v;
+	size_t i;
+
+	for (int l = 0; l < 2; l++)
+		json_array_foreach(j_arr(c, lists[l]), i, e)
+			if (j_num(e, "value", &v) && j_num(e, "bound", b) && outside(op, v, *b))
+				return e;
+	if (j_num(w, "value", &v) && worst_bound(c, b) && outside(op, v, *b))
+		return w;
+	return NULL;
+}
+
+/*
+ * The verdicts a summary states follow from its values: a criterion with a
+ * value outside its bound fails (warns at severity warn; an estimate the
+ * model extrapolated warns, saying so), and the run's verdict is no better
+ * than its required criteria's and any judged one's (summary.c). compare
+ * ranks on the verdicts, so a summary edited to pass (or damaged) is refused
+ * rather than ranked: 0, or -1 with what does not follow in why.
+ */
+static int summary_consistent(const json_t *s, char *why, size_t len)
+{
+	const json_t *c;
+	int worst = 0, claimed = verdict_rank(j_str(s, "verdict"));
+	size_t i;
+
+	if (claimed < 0) {
+		snprintf(why, len, "its verdict '%.40s' is none of pass, warn, incomplete, fail", j_str(s, "verdict"));
+		return -1;
+	}
+	json_array_foreach(j_arr(s, "criteria"), i, c) {
+		const char *id = j_str(c, "id"), *op = j_str(json_object_get(c, "bound"), "op");
+		int v = verdict_rank(j_str(c, "verdict")), want = 0;
+		const json_t *e;
+		double b;
+
+		if (v < 0) {
+			snprintf(why, len, "criterion %.100s: verdict '%.40s' is none of pass, warn, incomplete, fail",
+				 id, j_str(c, "verdict"));
+			return -1;
+		}
+		if (strcmp(op, ">=") && strcmp(op, "<=")) {
+			snprintf(why, len, "criterion %.100s: bound operator '%.10s' is neither >= nor <=", id, op);
+			return -1;
+		}
+		e = first_outside(c, op, &b);
+		if (e) {
+			/* judge() (eval.c): an extrapolated estimate's fail is a warn, and its reason says so */
+			int caveat = !strcmp(j_str(c, "kind"), "estimate") &&
+				     strstr(j_str(c, "reason"), "; a warn, not a pass or fail: ");
+
+			want = !strcmp(j_str(c, "severity"), "warn") || caveat ? 1 : 3;
+		}
+		if (v < want) {
+			double x = 0;
+
+			j_num(e, "value", &x);
+			snprintf(why, len, "criterion %.100s says %s, but %.100s's %.4g %.20s is outside its bound %s %.4g",
+				 id, j_str(c, "verdict"), *j_str(e, "element") ? j_str(e, "element") : "its worst element",
+				 x, j_str(c, "unit"), op, b);
+			return -1;
+		}
+		/* the run's verdict (summary.c): required criteria and any judged one count */
+		if ((json_is_true(json_object_get(c, "required")) || v != 2) && v > worst)
+			worst = v;
+	}
+	if (claimed < worst) {
+		snprintf(why, len, "its verdict is %s, but one of its criteria's is %s", j_str(s, "verdict"),
+			 worst == 3 ? "fail" : worst == 2 ? "incomplete" : "warn");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * "0.1.0" as three numbers; -1 when it is not such a version. A summary of a
+ * later ccreport may mean something else by the same field.
+ */
+static int version_of(const char *v, long n[3])
+{
+	char *end;
+
+	for (int i = 0; i < 3; i++) {
+		if (*v < '0' || *v > '9')
+			return -1;
+		n[i] = strtol(v, &end, 10);
+		if (end - v > 6 || *end != (i < 2 ? '.' : '\0'))
+			return -1;
+		v = end + (i < 2);
+	}
+	return 0;
+}
+
+static int version_newer(const char *v, const char *than)
+{
+	long a[3], b[3];
+
+	if (version_of(v, a) || version_of(than, b))
+		return 1;
+	for (int i = 0; i < 3; i++)
+		if (a[i] != b[i])
+			return a[i] > b[i];
+	return 0;
+}
+
 /* results rather than a summary: a .jsonl file, or a folder holding some and no summary.json */
 static int holds_results(const char *path, int dir)
 {
@@ -143,6 +293,28 @@ int cmp_run_load(struct cmp_run *r, const char *arg, const struct cmp_judge *j, 
 		cmp_errf(err, len, r->name, "'%s': summary schema %s (ccreport reads schema 1)", path, v);
 		goto fail;
 	}
+	{
+		long n[3];
+		const char *v = j_str(r->s, "version");
+		char why[600];
+
+		if (version_of(v, n)) {
+			cmp_errf(err, len, r->name, "'%s': no ccreport version in the summary ('%.40s'): not one "
+				 "ccreport wrote", path, v);
+			goto fail;
+		}
+		if (version_newer(v, RPT_VERSION)) {
+			cmp_errf(err, len, r->name, "'%s': written by ccreport %.40s, newer than this one ("
+				 RPT_VERSION "): its fields may mean what this one cannot know; compare with that "
+				 "version", path, v);
+			goto fail;
+		}
+		if (summary_consistent(r->s, why, sizeof(why))) {
+			cmp_errf(err, len, r->name, "'%s': %s: an edited or damaged summary; judge the results "
+				 "again (ccreport -p PROFILE RESULTS)", path, why);
+			goto fail;
+		}
+	}
 	trim(r->s);
 	return 0;
 nomem:
@@ -161,24 +333,6 @@ void cmp_run_free(struct cmp_run *r)
 }
 
 /* ---- criteria side by side ---- */
-
-/* the bound the worst element was judged against: its own for relative bounds */
-static int worst_bound(const json_t *crit, double *b)
-{
-	const json_t *bound = json_object_get(crit, "bound"), *w = json_object_get(crit, "worst"), *v;
-	const char *el = j_str(w, "element");
-	size_t i;
-
-	if (!json_is_number(json_object_get(bound, "relative")))
-		return j_num(bound, "value", b);
-	json_array_foreach(j_arr(crit, "values"), i, v)
-		if (!strcmp(j_str(v, "element"), el))
-			return j_num(v, "bound", b);
-	json_array_foreach(j_arr(crit, "failures"), i, v)
-		if (!strcmp(j_str(v, "element"), el))
-			return j_num(v, "bound", b);
-	return 0;
-}
 
 /* value over bound for >=, bound over value for <=: above 1 is inside the bound, for every unit */
 static json_t *normalized(const char *op, double v, double b)
@@ -609,6 +763,50 @@ static int excluded(const json_t *rank, const char *name)
 	return 0;
 }
 
+/* the ids of of's criteria that have has not (its profile lacks them), a new array */
+static json_t *not_judged(const json_t *has, const json_t *of)
+{
+	json_t *ids = json_array();
+	const json_t *c;
+	size_t i;
+
+	json_array_foreach(j_arr(of, "criteria"), i, c)
+		if (!find_crit(has, j_str(c, "id")))
+			json_array_append_new(ids, json_string(j_str(c, "id")));
+	return ids;
+}
+
+static const char *profile_of(const json_t *s)
+{
+	return j_str(json_object_get(s, "profile"), "name");
+}
+
+/*
+ * "C judged by profile X: N criteria of A's not judged (a, b, c and 2 more)":
+ * a cluster judged by another profile, or by one without some criteria, is
+ * not measured against the same checks; a cell "missing" was the only sign.
+ */
+static void profile_lines(json_t *out, const struct cmp_run *x, const struct cmp_run *ref)
+{
+	json_t *ids = not_judged(x->s, ref->s);
+	size_t n = json_array_size(ids), i;
+	char list[400] = "";
+	size_t at = 0;
+
+	for (i = 0; i < n && i < 3 && at < sizeof(list); i++)
+		at += snprintf(list + at, sizeof(list) - at, "%s%s", i ? ", " : "",
+			       json_string_value(json_array_get(ids, i)));
+	if (n > 3 && at < sizeof(list))
+		snprintf(list + at, sizeof(list) - at, " and %zu more", n - 3);
+	if (n)
+		add_line(out, "%s judged by profile %s: %zu criteri%s of %s's not judged (%s)", x->name,
+			 profile_of(x->s), n, n == 1 ? "on" : "a", ref->name, list);
+	else if (strcmp(profile_of(x->s), profile_of(ref->s)))
+		add_line(out, "%s judged by profile %s, %s by %s: every criterion of %s's judged on %s too",
+			 x->name, profile_of(x->s), ref->name, profile_of(ref->s), ref->name, x->name);
+	json_decref(ids);
+}
+
 static json_t *differences(struct cmp_run *runs, int n, const json_t *wls, const json_t *crits,
 			   const json_t *rank, const json_t *differ)
 {
@@ -621,6 +819,12 @@ static json_t *differences(struct cmp_run *runs, int n, const json_t *wls, const
 		if (!strcmp(runs[k].name, j_str(fast, "name")))
 			ref = k;
 	rw = json_array_get(wls, ref);
+	/* first what was not judged alike: the rest compares clusters on different checks */
+	for (int k = 0; k < n; k++)
+		if (k != ref) {
+			profile_lines(out, &runs[k], &runs[ref]);
+			profile_lines(out, &runs[ref], &runs[k]);
+		}
 	/* inputs of the workload itself (not the measurement, the price or the job size) that differ */
 	{
 		static const char *const own[] = { "params", "bytes_per_grad", "stage", "tokens_per_step",
@@ -756,6 +960,25 @@ json_t *compare_build(struct cmp_run *runs, int n, const struct cmp_opts *o, cha
 		np = nodes_plan(runs[k].name, s, json_object_get(w, "inputs"), o->deadline_days, o->budget_usd);
 		if (np)
 			json_array_append_new(nodes, np);
+	}
+	/* per cluster, the criteria another cluster's profile judged and its own has not */
+	for (int k = 0; k < n; k++) {
+		json_t *ids = json_array();
+
+		for (int m = 0; m < n; m++) {
+			json_t *miss = m == k ? NULL : not_judged(runs[k].s, runs[m].s);
+			const json_t *id;
+			size_t i, j;
+
+			json_array_foreach(miss, i, id) {
+				for (j = 0; j < json_array_size(ids) && !json_equal(json_array_get(ids, j), id); j++)
+					;
+				if (j == json_array_size(ids))
+					json_array_append(ids, (json_t *)id);
+			}
+			json_decref(miss);
+		}
+		json_object_set_new(json_array_get(clusters, k), "not_judged", ids);
 	}
 	crits = criteria_side(runs, n);
 	rank = crits ? ranking(runs, n, wls) : NULL;

@@ -1,7 +1,8 @@
 /*
  * report/compare_main.c: the command line of ccreport compare
  * (docs/compare.md). Exit codes: 0 compared, 2 usage or an input that
- * cannot be read (one line naming it), 3 the outputs could not be written.
+ * cannot be read or is inconsistent (one line naming it), 3 the outputs
+ * could not be written.
  */
 #include "compare_main.h"
 #include "compare.h"
@@ -43,7 +44,8 @@ static void compare_usage(FILE *f)
 "  -q, --quiet               no terminal summary\n"
 "  -h, --help                this text\n"
 "\n"
-"Exit codes: 0 compared, 2 usage error or a RUN that cannot be read, 3 outputs not written.\n");
+"Exit codes: 0 compared, 2 usage error, or a RUN that cannot be read, of a newer ccreport, or\n"
+"whose verdicts do not follow from its own values and bounds (edited), 3 outputs not written.\n");
 }
 
 static int parse_usd(const char *s, double *out)

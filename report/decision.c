@@ -42,22 +42,43 @@ static void end_host(const char *end, size_t n, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)k, end);
 }
 
-/* 1 when one end of ELEMENT ("a-b", "a/x-b/y") is a node named bad; that node in buf */
-static int link_end_drained(const char *element, const char *bad[], size_t nbad, char *buf, size_t len)
+static int is_host(const json_t *hosts, const char *name)
 {
-	const char *dash = strchr(element, '-');
+	const json_t *h;
+	size_t i;
 
-	if (!dash)
-		return 0;
-	for (int side = 0; side < 2; side++) {
-		const char *e = side ? dash + 1 : element;
-		size_t n = side ? strlen(e) : (size_t)(dash - element);
+	json_array_foreach(hosts, i, h)
+		if (json_is_string(h) && !strcmp(json_string_value(h), name))
+			return 1;
+	return 0;
+}
 
-		end_host(e, n, buf, len);
-		for (size_t i = 0; i < nbad; i++)
-			if (!strcmp(bad[i], buf))
-				return 1;
+int link_ends(const char *element, const json_t *hosts, char *a, char *b, size_t len)
+{
+	const char *dash;
+
+	for (dash = strchr(element, '-'); dash; dash = strchr(dash + 1, '-')) {
+		end_host(element, (size_t)(dash - element), a, len);
+		end_host(dash + 1, strlen(dash + 1), b, len);
+		if (!json_array_size(hosts) || (is_host(hosts, a) && is_host(hosts, b)))
+			return 0;
 	}
+	return -1;
+}
+
+/* 1 when one end of ELEMENT is a node named bad; that node in buf */
+static int link_end_drained(const char *element, const json_t *hosts, const char *bad[], size_t nbad,
+			    char *buf, size_t len)
+{
+	char a[256], b[256];
+
+	if (link_ends(element, hosts, a, b, sizeof(a)))
+		return 0;
+	for (size_t i = 0; i < nbad; i++)
+		if (!strcmp(bad[i], a) || !strcmp(bad[i], b)) {
+			snprintf(buf, len, "%s", bad[i]);
+			return 1;
+		}
 	return 0;
 }
 
@@ -164,7 +185,7 @@ json_t *decision_build(const json_t *s)
 	static const char *const links[] = { "link", "rail_pair", NULL };
 	json_t *d, *drain = json_array(), *check = json_array(), *req = json_array(), *failed = json_array();
 	json_t *warned = json_array(), *unfinished = json_array(), *ranks = json_array();
-	const json_t *c, *fl, *v;
+	const json_t *c, *fl, *v, *hosts = j_arr(json_object_get(s, "cluster"), "hosts");
 	json_t *hw = j_arr(s, "hardware") ? json_incref((json_t *)j_arr(s, "hardware")) : json_array();
 	const char *bad[256];
 	size_t i, j, nbad = 0, nopt = 0;
@@ -200,7 +221,7 @@ json_t *decision_build(const json_t *s)
 			why_text(why, sizeof(why), c, fl);
 			if (fail && in(scope, own) && *j_str(fl, "host"))
 				blame(drain, j_str(fl, "host"), why);
-			else if (in(scope, links) && link_end_drained(j_str(fl, "element"), bad, nbad,
+			else if (in(scope, links) && link_end_drained(j_str(fl, "element"), hosts, bad, nbad,
 								      host, sizeof(host)))
 				blame(drain, host, why);
 			else if (in(scope, links))

@@ -12,5 +12,13 @@
 #include <jansson.h>
 
 json_t *decision_build(const json_t *s);
+/*
+ * The hosts at the two ends of a link or rail pair ("A-B", "A/x-B/y",
+ * "A#1/x-B#2/y") into a and b (len bytes each), matched on the cluster's
+ * host names HOSTS (an array of strings), which may hold '-' themselves
+ * ("gpu-node-2-gpu-node-3"): the first split whose two ends are both hosts.
+ * With no HOSTS, the first '-'. 0, or -1 when no split fits.
+ */
+int link_ends(const char *element, const json_t *hosts, char *a, char *b, size_t len);
 
 #endif

@@ -39,10 +39,13 @@ int eval_worse(const struct criterion *c, double a, double b)
 
 struct elem *eval_elem(struct crit_state *s, const char *name, const char *host)
 {
-	int i = htab_get(&s->idx, name), h;
+	const char *copy;
+	struct elem *el;
+	int i, h;
 
-	if (i >= 0)
-		return &s->el[i];
+	/* the records of one element mostly come together: no table lookup for them */
+	if (s->nel && s->last >= 0 && s->last < s->nel && !strcmp(s->el[s->last].name, name))
+		return &s->el[s->last];
 	if (s->nel == s->capel) {
 		int cap = s->capel ? s->capel * 2 : 16;
 		struct elem *v = realloc(s->el, cap * sizeof(*v));
@@ -52,14 +55,20 @@ struct elem *eval_elem(struct crit_state *s, const char *name, const char *host)
 		s->el = v;
 		s->capel = cap;
 	}
-	struct elem *el = &s->el[s->nel];
-
+	/* one lookup: the element's index, or the next one entered */
+	i = htab_add(&s->idx, name, s->nel, &copy);
+	if (i < 0)
+		return NULL;
+	s->last = i;
+	if (i < s->nel)
+		return &s->el[i];
 	/* names live once: in the element table, hosts in the eval's host table */
+	el = &s->el[s->nel];
 	memset(el, 0, sizeof(*el));
 	h = host ? eval_host(s->e, host) : -1;
-	if ((host && h < 0) || htab_put(&s->idx, name, s->nel))
+	if (host && h < 0)
 		return NULL;
-	el->name = htab_key(&s->idx, name);
+	el->name = copy;
 	el->host = h >= 0 ? s->e->host_names[h] : "";
 	s->nel++;
 	return el;

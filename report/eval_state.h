@@ -33,6 +33,8 @@ struct elem {
 	long norate;             /* records without rate_GBps under a relative bound */
 	long nometric;           /* records without a usable value of the metric */
 	double imp_value, imp_limit; /* the most implausible value seen, and its limit; 0 = none */
+	int link_a, link_b;      /* a link named "A-B" of a record's src and dst (a rail pair: host and peer): their host indices + 1; 0 unknown */
+	int rail;                /* a rail pair's rail (its first record's "rail"), -1 none */
 };
 
 struct crit_state {
@@ -41,6 +43,7 @@ struct crit_state {
 	struct htab idx;
 	struct elem *el;
 	int nel, capel;
+	int last;                /* the element found last (a link's two directions come one after the other); -1 */
 	long records, nometric, skips, errors, scope_mismatch;
 	long fake;               /* records of the test transport (transport "fake"), never judged */
 	long other_size;         /* records of other sizes than the criterion's */
@@ -59,6 +62,7 @@ struct crit_state {
 	json_t *plateau;         /* [{element, host, shape, points}]: plateaus that never flattened or collapsed */
 	long values_total;       /* elements judged; values holds at most VALUES_MAX of them */
 };
+#define NETPAIR_MAX_HOSTS 256    /* the netpair matrix's hosts at most (a larger heatmap is unreadable) */
 #define VALUES_MAX 10000         /* per criterion in summary.json: the worst first beyond it */
 #define RATE_MARGIN 0.10         /* a bandwidth above its rate by more than this is implausible */
 #define SCALING_EFF_MAX 1.5      /* a scaling efficiency above this is implausible */
@@ -85,9 +89,12 @@ struct eval {
 	json_t *versions;        /* key -> value -> [hosts] (consistency.c) */
 	struct htab vseen;       /* key, value, host noted */
 	json_t *outliers;        /* filled by eval_finish */
-	/* netpair matrix: one-way pass-1 bandwidth, Gb/s, row = sender */
+	/* netpair matrix: one-way pass-1 bandwidth, Gb/s, row = sender; of NETPAIR_MAX_HOSTS
+	 * hosts at most (summary.json leaves a larger one out): past them it is dropped, never
+	 * grown (a header of 17,000 hosts would have asked 4 GiB) */
 	float *np;
 	int npn;
+	int np_dropped;
 	/* the model (model.c) */
 	json_t *fits;            /* Hockney fit records: series key -> the record's numbers */
 	json_t *ranks_of;        /* series key -> ranks */
@@ -104,6 +111,23 @@ struct eval {
 	json_t *checkpoint;      /* summary.checkpoint: null, or the checkpoint model (or why none) */
 	struct soak_state *soak; /* the soak series (soak.c); NULL before the first soak record */
 	json_t *steps;           /* measured training steps by source (model_step.c); NULL none */
+	/*
+	 * The criteria that select the last measurements' kind, name, test...
+	 * (eval.c): records come in runs of a few kinds (a GPU's h2d, d2h, bidir).
+	 */
+#define SEL_MEMO 8
+	struct sel_memo {
+		char v[6][48];   /* kind, name, test, backend, dtype, op; "" none */
+		unsigned has;    /* bit i: v[i] is set */
+		double nodes;
+		int valid, n;
+		int *idx;        /* the criteria (e->ncs at most) */
+	} memo[SEL_MEMO];
+	int memo_next;           /* the entry replaced next */
+	/* what ties the inputs together (identity.c) */
+	json_t *device_ids;      /* "GPU UUID id" / "NIC GUID id" -> {host, element, path, line} */
+	json_t *identity;        /* inputs whose host sets or time windows disagree: one line each */
+	json_t *manifest;        /* summary.manifest: null, or what the MANIFEST(s) checked */
 };
 
 /* the index of host in e's host table, entered when new; -1 on no memory */

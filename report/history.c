@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char schema_sql[] =
@@ -67,6 +68,147 @@ static sqlite3_int64 name_id(struct namer *nm, const char *name, const char *hos
 	return id;
 }
 
+/*
+ * A history database is a file anyone may hand over, and SQLite runs what
+ * its schema says: a `runs` that is a recursive view never returns, a
+ * trigger runs on every append. So every object of ours must be exactly what
+ * schema_sql creates (compared with a copy built in memory), no trigger may
+ * exist, the connection is defensive with an untrusted schema (no functions
+ * with side effects from it), and every statement stops at a deadline.
+ */
+#define HISTORY_DEADLINE_S 60.0  /* default; $CCREPORT_HISTORY_DEADLINE_S overrides */
+
+static double deadline_s(void)
+{
+	const char *t = getenv("CCREPORT_HISTORY_DEADLINE_S");
+	double v = t && *t ? strtod(t, NULL) : HISTORY_DEADLINE_S;
+
+	return v > 0 && v <= 86400 ? v : HISTORY_DEADLINE_S;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* the connection's deadline (one connection at a time: ccreport opens one database) */
+static double deadline_at;
+
+/* set when a statement was stopped: the readers' loops end early, history_build says so */
+static int deadline_hit;
+
+static int past_deadline(void *arg)
+{
+	(void)arg;
+	if (now_s() > deadline_at)
+		deadline_hit = 1;
+	return deadline_hit;
+}
+
+/* the objects of a database (sqlite_schema), each as type, name, tbl_name and sql */
+struct objects {
+	char *(*v)[4];
+	int n;
+};
+
+static void objects_free(struct objects *o)
+{
+	for (int i = 0; i < o->n; i++)
+		for (int k = 0; k < 4; k++)
+			free(o->v[i][k]);
+	free(o->v);
+	o->v = NULL;
+	o->n = 0;
+}
+
+/* 0, or an SQLite error code (busy: another writer holds the lock) */
+static int objects_read(sqlite3 *db, struct objects *o)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	o->v = NULL;
+	o->n = 0;
+	rc = sqlite3_prepare_v2(db, "SELECT type, name, tbl_name, sql FROM sqlite_schema", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char *(*v)[4] = realloc(o->v, (o->n + 1) * sizeof(*v));
+
+		if (!v) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		o->v = v;
+		for (int k = 0; k < 4; k++)
+			v[o->n][k] = strdup((const char *)sqlite3_column_text(st, k) ?: "");
+		o->n++;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+static char **object_named(const struct objects *o, const char *name)
+{
+	for (int i = 0; i < o->n; i++)
+		if (o->v[i][1] && !strcmp(o->v[i][1], name))
+			return o->v[i];
+	return NULL;
+}
+
+/*
+ * 0 when db's schema holds ours exactly (its other tables are left alone) and
+ * no trigger; else -1 with what differs in why. SQLite answers "busy" when
+ * another writer holds the lock: -2, its error code in *rc.
+ */
+static int schema_check(sqlite3 *db, int *rc, char *why, size_t len)
+{
+	struct objects have = { 0 }, want = { 0 };
+	sqlite3 *ref = NULL;
+	int out = -1;
+
+	*rc = objects_read(db, &have);
+	if (*rc != SQLITE_OK) {
+		objects_free(&have);
+		return -2;
+	}
+	if (sqlite3_open_v2(":memory:", &ref, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	    sqlite3_exec(ref, schema_sql, NULL, NULL, NULL) != SQLITE_OK || objects_read(ref, &want)) {
+		snprintf(why, len, "cannot build the expected schema: %s", ref ? sqlite3_errmsg(ref) : "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < have.n; i++)
+		if (have.v[i][0] && !strcmp(have.v[i][0], "trigger")) {
+			snprintf(why, len, "it holds a trigger ('%.100s'), which ccreport's schema has not",
+				 have.v[i][1] ?: "?");
+			goto out;
+		}
+	for (int i = 0; i < want.n; i++) {
+		char **w = want.v[i], **h = object_named(&have, w[1]);
+		int k = 0;
+
+		if (!h) {
+			snprintf(why, len, "'%s' is missing", w[1]);
+			goto out;
+		}
+		while (k < 4 && h[k] && !strcmp(h[k], w[k]))
+			k++;
+		if (k < 4) {
+			snprintf(why, len, "'%s' is a %.20s unlike ccreport's %s", w[1], h[0] ?: "?", w[0]);
+			goto out;
+		}
+	}
+	out = 0;
+out:
+	objects_free(&have);
+	objects_free(&want);
+	sqlite3_close(ref);
+	return out;
+}
+
 /* the exit code of an SQLite failure: locked or unwritable 3, not a history database 2 */
 static int db_fail(sqlite3 *db, int rc, const char *path, const char *what, char *err, size_t len)
 {
@@ -78,6 +220,11 @@ static int db_fail(sqlite3 *db, int rc, const char *path, const char *what, char
 		snprintf(err, len, "%s: cannot %s: the database is locked (another writer held it past the "
 			 "busy timeout of %s ms)", path, what, t && *t ? t : "10000");
 		return RPT_EXIT_OUTPUT;
+	}
+	if (rc == SQLITE_INTERRUPT) {
+		snprintf(err, len, "%s: cannot %s: a query ran past the deadline of %g s (a hostile or damaged "
+			 "database?)", path, what, deadline_s());
+		return RPT_EXIT_USAGE;
 	}
 	if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) {
 		snprintf(err, len, "%s: cannot %s: not a usable history database (%s)", path, what, msg);
@@ -93,6 +240,25 @@ static int busy_ms(void)
 	long v = t && *t ? strtol(t, NULL, 10) : HISTORY_BUSY_MS;
 
 	return v >= 0 && v < 3600000 ? (int)v : HISTORY_BUSY_MS;
+}
+
+/* schema_check as an exit code: 0, 2 (not ours) or db_fail's (busy: 3) with err */
+static int schema_checked(sqlite3 *db, const char *path, int *code, char *err, size_t len)
+{
+	char why[400];
+	int rc, k = schema_check(db, &rc, why, sizeof(why));
+
+	if (k == -2) {
+		*code = db_fail(db, rc, path, "read the history", err, len);
+		return -1;
+	}
+	if (k) {
+		snprintf(err, len, "%s: not a usable history database: its schema is not ccreport's (%s)", path, why);
+		*code = RPT_EXIT_USAGE;
+		return -1;
+	}
+	*code = 0;
+	return 0;
 }
 
 /* opens path and checks its schema; creates it when write is set. 0 or an exit code */
@@ -115,6 +281,11 @@ static int db_open(const char *path, int write, sqlite3 **out, char *err, size_t
 		return rc;
 	}
 	sqlite3_busy_timeout(db, busy_ms());
+	sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+	sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL);
+	deadline_at = now_s() + deadline_s();
+	deadline_hit = 0;
+	sqlite3_progress_handler(db, 1000, past_deadline, NULL);
 	rc = sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL);
 	if (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ver = sqlite3_column_int(st, 0);
@@ -132,6 +303,10 @@ static int db_open(const char *path, int write, sqlite3 **out, char *err, size_t
 		snprintf(err, len, "%s: not a ccdiag history database (no runs table)", path);
 		sqlite3_close(db);
 		return RPT_EXIT_USAGE;
+	}
+	if (ver == HISTORY_SCHEMA && schema_checked(db, path, &rc, err, len)) {
+		sqlite3_close(db);
+		return rc;
 	}
 	*out = db;
 	return 0;
@@ -333,6 +508,12 @@ int history_append(const json_t *s, const char *path, const char *cluster, char 
 			rc = sqlite3_exec(db, "PRAGMA user_version = 1", NULL, NULL, NULL);
 		if (rc != SQLITE_OK)
 			goto rollback;
+		/* a database of user_version 0 may already hold objects of our names */
+		if (schema_checked(db, path, &rc, err, len)) {
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+			sqlite3_close(db);
+			return rc;
+		}
 	}
 	rc = insert_run(db, s, cluster, &id);
 	if (rc == SQLITE_OK)
@@ -672,6 +853,9 @@ int history_build(const char *path, const char *cluster, int k, double tol, json
 		free(name);
 	}
 	sqlite3_finalize(st);
+	/* a statement stopped at the deadline ends its loop like a last row: never a partial history */
+	if (deadline_hit)
+		rc = SQLITE_INTERRUPT;
 	if (rc != SQLITE_DONE) {
 		rc = db_fail(db, rc, path, "read the history", err, len);
 		sqlite3_close(db);

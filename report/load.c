@@ -5,6 +5,7 @@
  */
 #include "load.h"
 #include "import.h"
+#include "manifest.h"
 #include "record.h"
 
 #include "htab.h"
@@ -141,15 +142,22 @@ static const char *const host_fields[] = { "host", "src", "dst", "peer", "a", "b
 static int check_hosts(const struct htab *h, const struct rv *r, const json_t *rec, const char *name,
 		       long line, char *err, size_t len)
 {
+	const char *seen[sizeof(host_fields) / sizeof(host_fields[0])];
+
 	for (size_t i = 0; i < sizeof(host_fields) / sizeof(host_fields[0]); i++) {
 		const char *s = rec ? json_string_value(json_object_get(rec, host_fields[i])) :
 				rv_str(r, host_fields[i]);
+		int again = 0;
 
 		if (i >= 4 && rec && strcmp(json_string_value(json_object_get(rec, "type")) ?: "", "diagnosis"))
 			break;
 		if (i >= 4 && !rec)
 			break;
-		if (s && *s && !known_host(h, s)) {
+		seen[i] = s;
+		/* src is mostly host, dst peer: a name checked once in the record is known */
+		for (size_t k = 0; s && k < i && !again; k++)
+			again = seen[k] && !strcmp(seen[k], s);
+		if (s && *s && !again && !known_host(h, s)) {
 			snprintf(err, len, "%s:%ld: %s '%.100s' is not a host of the run header "
 				 "(a record of another run?)", name, line, host_fields[i], s);
 			return -1;
@@ -301,6 +309,10 @@ static int read_stream(FILE *f, const char *name, struct input_info *in,
 					 name, line);
 			else
 				snprintf(err, len, "%s:%ld: malformed record: %s", name, line, je.text);
+			/* jansson quotes the text near the fault, a new line included: one line, always */
+			for (char *c = err; *c; c++)
+				if ((unsigned char)*c < 0x20)
+					*c = ' ';
 			goto out;
 		}
 		type = json_string_value(json_object_get(rec, "type"));
@@ -365,6 +377,7 @@ static int read_stream(FILE *f, const char *name, struct input_info *in,
 		snprintf(err, len, "%s:1: empty file: no run header", name);
 		goto out;
 	}
+	in->elapsed_last = clock;
 	{
 		unsigned char d[EVP_MAX_MD_SIZE];
 		unsigned dn = 0;
@@ -432,6 +445,11 @@ int results_read(const char *path, struct input_info *in, const struct results_s
 			memset(in, 0, sizeof(*in));
 			rc = k < 0 ? -1 : results_read_mem(buf, n, path, in, sink, err, len);
 			free(buf);
+			/* the digest of the file given, not of the records converted from it */
+			if (!rc && sha256_file(path, in->sha256)) {
+				snprintf(err, len, "%s: %s", path, strerror(errno));
+				rc = -1;
+			}
 			return rc;
 		}
 	}

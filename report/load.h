@@ -17,7 +17,9 @@ struct input_info {
 	char end[16];            /* complete, timeout, interrupted, missing */
 	json_t *header;          /* the run record (owned) */
 	int netpair;             /* netpair measurements seen: every pair of the header's hosts is due */
+	int ib_pairs;            /* ib rail pair measurements seen: every rail of every pair of its hosts is due */
 	char sha256[65];         /* of the file's bytes, hex; "" when it was not read to its end */
+	double elapsed_last;     /* the last record's elapsed_s: the run's length from start_utc */
 };
 
 /* where the reader sends records */

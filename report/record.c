@@ -12,6 +12,7 @@
 #include "record.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,7 @@ struct scan {
 	int depth;               /* objects and arrays open; the record itself is 1 */
 	int in_array;            /* inside an array: nothing is recorded */
 	const char *parent;      /* key of the object being read at depth 2 */
+	unsigned key_h;          /* key_hash of the key whose value is being read */
 };
 
 static void ws(struct scan *s)
@@ -36,13 +38,38 @@ static void ws(struct scan *s)
  * resolved; the text only shrinks). \u escapes and bytes >= 0x80 are left
  * to jansson (UTF-8 validation).
  */
+/* bytes a string cannot hold as they are: the quote, the escape, controls, non-ASCII */
+static const unsigned char plain_byte[256] = {
+	[' '] = 1, ['!'] = 1, ['#' ... '['] = 1, [']' ... 0x7f] = 1,
+};
+
 static int string(struct scan *s, char **out)
 {
 	char *w, *start;
 
 	if (s->p >= s->end || *s->p != '"')
 		return -1;
-	start = w = ++s->p;
+	start = ++s->p;
+	/*
+	 * Most strings have no escape: skip to the quote, nothing to move; eight
+	 * bytes at a time while none of them is a quote, a backslash, a control
+	 * or a byte >= 0x80 (the zero-byte test of "Bit Twiddling Hacks").
+	 */
+	while (s->end - s->p >= 8) {
+		uint64_t w, q, b;
+
+		memcpy(&w, s->p, 8);
+		q = w ^ 0x2222222222222222ULL;          /* '"' becomes 0 */
+		b = w ^ 0x5c5c5c5c5c5c5c5cULL;          /* '\\' becomes 0 */
+		if (((q - 0x0101010101010101ULL) & ~q) & 0x8080808080808080ULL ||
+		    ((b - 0x0101010101010101ULL) & ~b) & 0x8080808080808080ULL ||
+		    ((w - 0x2020202020202020ULL) | w) & 0x8080808080808080ULL)
+			break;
+		s->p += 8;
+	}
+	while (s->p < s->end && plain_byte[(unsigned char)*s->p])
+		s->p++;
+	w = s->p;
 	for (; s->p < s->end; s->p++) {
 		unsigned char c = (unsigned char)*s->p;
 
@@ -158,6 +185,40 @@ static unsigned key_hash(const char *k)
 	return h;
 }
 
+/*
+ * The fields are found by their key's hash in r->tab (a record has some 20
+ * and is asked for a dozen: a scan of them all per question was most of the
+ * reader's time). Keys are unique per parent (duplicates go to jansson).
+ */
+static void tab_clear(struct rv *r)
+{
+	memset(r->tab, 0, sizeof(r->tab));
+}
+
+static void tab_add(struct rv *r, int k)
+{
+	unsigned i = r->f[k].hash & (RV_TAB - 1);
+
+	while (r->tab[i])
+		i = (i + 1) & (RV_TAB - 1);
+	r->tab[i] = (unsigned char)(k + 1);
+}
+
+/* the field key of the object parent (NULL: of the record), same-pointer parents when same is set */
+static const struct rv_field *tab_find(const struct rv *r, const char *parent, const char *key, unsigned h,
+				       int same)
+{
+	for (unsigned i = h & (RV_TAB - 1); r->tab[i]; i = (i + 1) & (RV_TAB - 1)) {
+		const struct rv_field *f = &r->f[r->tab[i] - 1];
+
+		if (f->hash != h || strcmp(f->key, key))
+			continue;
+		if (same ? f->parent == parent : parent ? f->parent && !strcmp(f->parent, parent) : !f->parent)
+			return f;
+	}
+	return NULL;
+}
+
 /* records a field of the record (depth 1) or of an object in it (depth 2) */
 static void add(struct scan *s, const char *key, char type, const char *str, double num)
 {
@@ -173,10 +234,11 @@ static void add(struct scan *s, const char *key, char type, const char *str, dou
 	f = &r->f[r->n++];
 	f->parent = s->depth == 2 ? s->parent : NULL;
 	f->key = key;
-	f->hash = key_hash(key);
+	f->hash = s->key_h;
 	f->type = type;
 	f->str = str;
 	f->num = num;
+	tab_add(r, r->n - 1);
 }
 
 static int object(struct scan *s, const char *key)
@@ -204,12 +266,9 @@ static int object(struct scan *s, const char *key)
 		if (string(s, &k))
 			return -1;
 		/* jansson rejects duplicate keys (JSON_REJECT_DUPLICATES): let it say so */
-		unsigned h = key_hash(k);
-
-		for (int i = 0; i < s->r->n; i++)
-			if (s->r->f[i].hash == h && s->r->f[i].parent == (s->depth == 2 ? s->parent : NULL) &&
-			    !strcmp(s->r->f[i].key, k))
-				return -1;
+		s->key_h = key_hash(k);
+		if (s->depth <= 2 && tab_find(s->r, s->depth == 2 ? s->parent : NULL, k, s->key_h, 1))
+			return -1;
 		ws(s);
 		if (s->p >= s->end || *s->p != ':')
 			return -1;
@@ -315,6 +374,7 @@ int rv_scan(char *line, size_t len, struct rv *r)
 
 	r->n = 0;
 	r->overflow = 0;
+	tab_clear(r);
 	ws(&s);
 	if (s.p >= s.end || *s.p != '{' || object(&s, NULL))
 		return -1;
@@ -344,6 +404,7 @@ int rv_from_json(const json_t *rec, struct rv *r)
 
 	r->n = 0;
 	r->overflow = 0;
+	tab_clear(r);
 	/* past RV_MAX_FIELDS the rest of a record is not seen (no metric lives there) */
 	json_object_foreach((json_t *)rec, k, v) {
 		if (r->n == RV_MAX_FIELDS)
@@ -357,6 +418,7 @@ int rv_from_json(const json_t *rec, struct rv *r)
 		f->num = json_is_number(v) ? json_number_value(v) : json_is_true(v);
 		f->type = json_is_object(v) ? 'o' : json_is_array(v) ? 'a' : json_is_string(v) ? 's' :
 			  json_is_integer(v) ? 'i' : json_is_real(v) ? 'r' : json_is_boolean(v) ? 'b' : 'z';
+		tab_add(r, r->n - 1);
 		if (!json_is_object(v))
 			continue;
 		json_object_foreach(v, k2, v2) {
@@ -370,6 +432,7 @@ int rv_from_json(const json_t *rec, struct rv *r)
 			f->num = json_is_number(v2) ? json_number_value(v2) : 0;
 			f->type = json_is_object(v2) ? 'o' : json_is_array(v2) ? 'a' : json_is_string(v2) ? 's' :
 				  json_is_integer(v2) ? 'i' : json_is_real(v2) ? 'r' : json_is_boolean(v2) ? 'b' : 'z';
+			tab_add(r, r->n - 1);
 		}
 	}
 	return 0;
@@ -377,17 +440,45 @@ int rv_from_json(const json_t *rec, struct rv *r)
 
 static const struct rv_field *find(const struct rv *r, const char *parent, const char *key)
 {
-	unsigned h = key_hash(key);
+	return tab_find(r, parent, key, key_hash(key), 0);
+}
 
-	for (int i = 0; i < r->n; i++) {
-		const struct rv_field *f = &r->f[i];
+/*
+ * A plain decimal (digits, an optional fraction, no exponent: the scanner
+ * converted those) as strtod would give it, when the digits fit in 2^53 and
+ * the fraction in 22 places: then m / 10^k is one correctly rounded IEEE
+ * division (Clinger's fast path), the same double. -1 for the rest (strtod).
+ */
+static int fast_decimal(const char *s, double *v)
+{
+	static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
+		1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+	unsigned long long m = 0;
+	int neg = *s == '-', frac = -1, digits = 0;
 
-		if (f->hash != h || strcmp(f->key, key))
+	for (s += neg; *s; s++) {
+		if (*s == '.' && frac < 0) {
+			frac = 0;
 			continue;
-		if (parent ? f->parent && !strcmp(f->parent, parent) : !f->parent)
-			return f;
+		}
+		if (*s < '0' || *s > '9' || ++digits > 15)
+			return -1;
+		m = m * 10 + (unsigned)(*s - '0');
+		frac += frac >= 0;
 	}
-	return NULL;
+	if (!digits || frac > 22)
+		return -1;
+	*v = (double)m / p10[frac > 0 ? frac : 0];
+	if (neg)
+		*v = -*v;
+	return 0;
+}
+
+static double convert(const char *s)
+{
+	double v;
+
+	return fast_decimal(s, &v) ? strtod(s, NULL) : v;
 }
 
 const char *rv_str(const struct rv *r, const char *key)
@@ -410,7 +501,7 @@ int rv_num(const struct rv *r, const char *parent, const char *key, double *v)
 
 	if (!f || (f->type != 'i' && f->type != 'r'))
 		return -1;
-	*v = f->str && isnan(f->num) ? strtod(f->str, NULL) : f->num;
+	*v = f->str && isnan(f->num) ? convert(f->str) : f->num;
 	return 0;
 }
 
@@ -422,10 +513,9 @@ int rv_has(const struct rv *r, const char *key)
 /* a boolean field of the record is true (rv_num reads numbers only) */
 int rv_true(const struct rv *r, const char *key)
 {
-	for (int i = 0; i < r->n; i++)
-		if (!r->f[i].parent && r->f[i].type == 'b' && !strcmp(r->f[i].key, key))
-			return r->f[i].num == 1;
-	return 0;
+	const struct rv_field *f = find(r, NULL, key);
+
+	return f && f->type == 'b' && f->num == 1;
 }
 
 /* ---- numbers a record cannot hold (docs/results.md, "numbers") ---- */
@@ -477,6 +567,14 @@ int rv_check(const struct rv *r, char *why, size_t len)
 {
 	const char *kind = rv_str(r, "kind");
 	int fit = kind && !strcmp(kind, "fit");
+	static unsigned h_nodes, h_ranks, h_world, h_cv;
+
+	if (!h_cv) {
+		h_nodes = key_hash("nodes");
+		h_ranks = key_hash("ranks");
+		h_world = key_hash("world_size");
+		h_cv = key_hash("cv");
+	}
 
 	for (int i = 0; i < r->n; i++) {
 		const struct rv_field *f = &r->f[i];
@@ -485,12 +583,14 @@ int rv_check(const struct rv *r, char *why, size_t len)
 
 		if (f->type != 'i' && f->type != 'r')
 			continue;
-		if (!p && (!strcmp(f->key, "nodes") || !strcmp(f->key, "ranks") || !strcmp(f->key, "world_size")))
+		/* the hash first: a dozen numbers a record, a million records */
+		if (!p && (f->hash == h_nodes || f->hash == h_ranks || f->hash == h_world) &&
+		    (!strcmp(f->key, "nodes") || !strcmp(f->key, "ranks") || !strcmp(f->key, "world_size")))
 			lim = RV_HOSTS_MAX;
-		else if (!strcmp(f->key, "cv"))
+		else if (f->hash == h_cv && !strcmp(f->key, "cv"))
 			lim = RV_CV_MAX;
 		/* the few limited fields are converted; the rest only when long enough to matter */
-		v = lim < RV_ABS_MAX && f->str && isnan(f->num) ? strtod(f->str, NULL) : field_value(f);
+		v = lim < RV_ABS_MAX && f->str && isnan(f->num) ? convert(f->str) : field_value(f);
 		if (!(fabs(v) <= lim)) {
 			snprintf(why, len, "%s%s%s %.6g is out of range (at most %.3g)", p ? p : "",
 				 p ? "." : "", f->key, v, lim);

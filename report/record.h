@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #define RV_MAX_FIELDS 96
+#define RV_TAB 256               /* the fields by key hash (a power of two, above 2 * RV_MAX_FIELDS) */
 struct rv_field {
 	const char *parent;      /* NULL: a field of the record; else the key of the object holding it */
 	const char *key;
@@ -16,6 +17,7 @@ struct rv_field {
 };
 struct rv {
 	int n, overflow;
+	unsigned char tab[RV_TAB];   /* open addressing on rv_field.hash: 1 + the field's index, 0 empty */
 	struct rv_field f[RV_MAX_FIELDS];
 };
 /*

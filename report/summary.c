@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NETPAIR_MAX_HOSTS 256   /* larger matrices stay out of the document (a heatmap would be unreadable) */
 #define FAILURES_LISTED 3       /* problems named per criterion; the rest are in its failures */
 #define LISTED 20               /* problems of one kind (regressions, outliers...); the rest counted */
 
@@ -131,7 +130,7 @@ static json_t *netpair_json(const struct eval *e)
 	json_t *hosts, *m;
 	int any = 0;
 
-	if (!e->np || e->nhosts > NETPAIR_MAX_HOSTS)
+	if (!e->np || e->np_dropped || e->nhosts > NETPAIR_MAX_HOSTS)
 		return json_null();
 	hosts = json_array();
 	m = json_array();
@@ -341,6 +340,9 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	/* a bound that can never fail judged nothing: never a plain pass */
 	if (p->nwarnings && verdict < V_WARN)
 		verdict = V_WARN;
+	/* inputs of other host sets or times than the rest: maybe not one run (identity.c) */
+	if (json_array_size(e->identity) && verdict < V_WARN)
+		verdict = V_WARN;
 	cons = consistency_diff(e->versions);
 	if (json_array_size(cons))
 		verdict = p->consistency_fail ? V_FAIL : verdict > V_WARN ? verdict : V_WARN;
@@ -421,6 +423,8 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 				k ? "nics_per_node" : "the GPUs");
 	for (int i = 0; i < p->nwarnings; i++)
 		problem(pr, "WARN profile %s", p->warnings[i]);
+	json_array_foreach(e->identity, i, v)
+		problem(pr, "WARN inputs: %s", json_string_value(v));
 	if (!judged)
 		problem(pr, "INCOMPLETE nothing judged: no criterion of profile %s had evidence in the results "
 			"(a pass needs at least one)", p->name);
@@ -461,6 +465,8 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 		json_object_set_new(json_object_get(json_object_get(s, "profile"), "expected"),
 				    "gpu_memory_gb", json_real(p->gpu_memory_gb));
 	json_object_set_new(s, "inputs", inputs);
+	json_object_set(s, "manifest", e->manifest);
+	json_object_set(s, "inputs_disagree", e->identity);
 	json_object_set_new(s, "cluster", json_pack("{s:i, s:I, s:o}", "nodes", e->nhosts,
 						    "ranks", (json_int_t)e->ranks, "hosts", hosts));
 	json_object_set_new(s, "criteria", crit);
@@ -602,6 +608,14 @@ void summary_print(const json_t *s, FILE *f, int max_problems)
 				json_string_value(json_object_get(imp, "version")) ?: "unknown",
 				json_string_value(json_object_get(c, "path")) ?: "?");
 	}
+	/* what the inputs were checked against (docs/provenance.md) */
+	json_array_foreach(json_object_get(json_object_get(s, "manifest"), "manifests"), i, c)
+		fprintf(f, "ccreport: manifest: checked %lld of %lld file(s) listed in %s%s%s\n",
+			(long long)json_integer_value(json_object_get(c, "checked")),
+			(long long)json_integer_value(json_object_get(c, "listed")),
+			json_string_value(json_object_get(c, "path")) ?: "?",
+			json_is_string(json_object_get(c, "nonce")) ? ", nonce " : "",
+			json_string_value(json_object_get(c, "nonce")) ?: "");
 	json_array_foreach(pr, i, c) {
 		if ((int)i == max_problems) {
 			fprintf(f, "  ... and %zu more (summary.json, report.md)\n", json_array_size(pr) - i);

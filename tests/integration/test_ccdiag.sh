@@ -193,6 +193,12 @@ t_check "drain-list: one line per blamed node (node02's NIC, node03's GPUs), not
 xargs -L1 printf '<%s>' <"$T_TMP/drain" >"$T_TMP/drain.args"
 t_check "drain-list: each line splits into scontrol's three arguments" \
 	grep -q '^<NodeName=node02><State=DRAIN><Reason=ccdiag hgx-h100: ib.symbol_errors node02/mlx5_0:1 12 count (bound <= 0 count)><NodeName=node03>' "$T_TMP/drain.args"
+# hyphenated host names: the bad node's failed links are matched on the host names, not split at '-'
+(cd "$T_ROOT/tests/report/cases/hyphen-hosts" && CCREPORT_PROFILES=$T_ROOT/tests/report/profiles \
+	"$R" -q --no-render -p test-emu-1g -o "$T_TMP/hyphen" results.jsonl)
+"$D" drain-list "$T_TMP/hyphen" >"$T_TMP/drain" 2>"$T_TMP/drain.err"
+t_check "drain-list, hosts named gpu-node-N: gpu-node-2's reason names its failed links after the diagnosis" \
+	grep -q '^NodeName=gpu-node-2 State=DRAIN Reason="ccdiag test-emu-1g: netpair diagnosis: node bad: .*; netpair_bw gpu-node-2-gpu-node-3 0.0942 Gb/s' "$T_TMP/drain"
 "$D" drain-list "$T_ROOT/tests/fixtures/report/summary-pass.json" >"$T_TMP/drain"
 t_check "drain-list of a passing report: empty" bash -c "[ ! -s '$T_TMP/drain' ]"
 if ! command -v scontrol >/dev/null || ! timeout 20 scontrol ping >/dev/null 2>&1; then

@@ -106,6 +106,19 @@ t_check "different profiles: pcie_h2d not in A's profile, allreduce_cluster (bot
 	jq -e '[.criteria[] | select(.id == "pcie_h2d")][0] | .comparable == false and
 		(.why | test("^not in the profile of A \\(compare-test\\)")) and .clusters[0].verdict == "missing"' dp/compare.json
 
+t_check "different profiles, in the differences: 'A judged by profile compare-test: 14 criteria of H's not judged', and H's profile named" \
+	jq -e '(.differences | any(test("^A judged by profile compare-test: 14 criteria of H.s not judged \\(pcie_h2d, pcie_d2h, pcie_link and 11 more\\)$"))) and
+		(.differences | any(test("^H judged by profile test-h100, A by compare-test"))) and
+		(.clusters[0].not_judged | length == 14 and index("netpair_bw") != null) and .clusters[1].not_judged == []' dp/compare.json
+t_check "different profiles, on the terminal: the criteria not judged" \
+	grep -q "^  - A judged by profile compare-test: 14 criteria of H's not judged" \
+	<("$CCREPORT" compare --no-charts -o dp-t A=a H=c-h100)
+# a profile without a criterion the other judged: the cluster is not ranked on the same checks
+jq '.criteria |= map(select(.id != "hbm_copy")) | .profile.name = "lenient"' a/summary.json >lenient.json
+"$CCREPORT" compare -q --no-charts -o len A=a L=lenient.json >/dev/null 2>&1
+t_check "a summary judged without hbm_copy: 'L judged by profile lenient: 1 criterion of A's not judged (hbm_copy)'" \
+	jq -e '.differences | any(. == "L judged by profile lenient: 1 criterion of A'"'"'s not judged (hbm_copy)")' len/compare.json
+
 # bad input: one line naming the run, exit 2
 bad() {  # bad DESC PATTERN ARGS...
 	local desc=$1 pat=$2 rc
@@ -133,6 +146,29 @@ bad "not NAME=RUN" "expected NAME=RUN" A=a a
 bad "a name twice" "A: the name is given twice" A=a A=b
 bad "--price of no cluster" "no cluster of that name" --price Z=3 A=a
 bad "-w backend" "backend and dtype select the measurement" -w backend=mpi A=a
+# a summary is re-judged from its own values and bounds: one edited to pass is refused, never ranked
+jq '.verdict = "pass" | .exit_code = 0 | .criteria |= map(.verdict = "pass")' c/summary.json >edited.json
+bad "an edited summary: every verdict pass, hbm_copy's value still below its bound" \
+	"^ccreport compare: C: 'edited.json': criterion hbm_copy says pass, but node1/gpu3's 292.3 GB/s is outside its bound >= 1900: an edited or damaged summary" \
+	A=a C=edited.json
+jq '.verdict = "pass" | .exit_code = 0' c/summary.json >edited2.json
+bad "an edited summary: the run's verdict pass, hbm_copy still fail" \
+	"^ccreport compare: C: 'edited2.json': its verdict is pass, but one of its criteria's is fail" A=a C=edited2.json
+jq '(.criteria[] | select(.id == "hbm_copy")) |= (.verdict = "incomplete" | .required = false) | .verdict = "pass"' \
+	c/summary.json >edited3.json
+bad "an edited summary: a failing criterion called incomplete (and optional)" \
+	"C: 'edited3.json': criterion hbm_copy says incomplete, but node1/gpu3's" A=a C=edited3.json
+jq 'del(.version)' a/summary.json >nov.json
+bad "no version" "X: 'nov.json': no ccreport version in the summary" A=a X=nov.json
+jq '.version = "0.10.0"' a/summary.json >newer.json
+bad "a newer ccreport's summary" "X: 'newer.json': written by ccreport 0.10.0, newer than this one" A=a X=newer.json
+jq '.version = "0.0.9"' a/summary.json >older.json
+"$CCREPORT" compare -q --no-charts -o older A=a X=older.json >/dev/null 2>older.err
+t_check "an older ccreport's summary of the same schema is compared (exit $?)" test $? -eq 0 -a ! -s older.err
+jq '(.criteria[] | select(.id == "hbm_copy")) |= (.verdict = "warn" | .severity = "warn") | .verdict = "warn"' \
+	c/summary.json >warned.json
+"$CCREPORT" compare -q --no-charts -o warned A=a W=warned.json >/dev/null 2>warned.err
+t_check "a failing value at severity warn, verdict warn: consistent, compared (exit $?)" test $? -eq 0 -a ! -s warned.err
 
 # how many nodes: the scale-pass case's real --scale run (1, 2, 4 nodes, 1 rank each)
 SP=$T_ROOT/tests/report/cases/scale-pass

@@ -111,6 +111,34 @@ sqlite3 v9.db 'pragma user_version = 9; create table runs(x)'
 "$CCREPORT" history v9.db >/dev/null 2>v9.err
 t_check "another schema: exit 2, '$(cat v9.err)'" grep -q 'history schema 9 (ccreport reads schema 1)' v9.err
 
+# hostile schemas: SQLite runs what the database's schema says, so none of it may differ from ours
+hostile() {  # hostile DESC PATTERN SQL: a schema-1 database built by SQL, read and appended to
+	local desc=$1 pat=$2 rc1 rc2
+	rm -f hv.db
+	sqlite3 hv.db "$3" || { t_fail "hostile schema, $desc: sqlite3 could not build it"; return; }
+	timeout 30 "$CCREPORT" history -q -o hvo hv.db >/dev/null 2>hv.err
+	rc1=$?
+	timeout 30 "$CCREPORT" -q --no-render -p "$PROFILE" -o hva --history hv.db r1.jsonl 2>hva.err
+	rc2=$?
+	if [ "$rc1" -eq 2 ] && [ "$rc2" -eq 2 ] && [ "$(wc -l <hv.err)" -eq 1 ] && grep -q -- "$pat" hv.err &&
+		grep -q -- "$pat" hva.err && [ -s hva/summary.json ]; then
+		t_pass "hostile schema, $desc: read and append exit 2 at once, '$(cat hv.err)'"
+	else
+		t_fail "hostile schema, $desc: exit $rc1 (read), $rc2 (append; 124: hung), '$(head -c 300 hv.err)'"
+	fi
+}
+hostile "runs a recursive view (never returns)" "its schema is not ccreport's ('runs' is a view" \
+	"$(sqlite3 h.db .schema | sed -E 's/CREATE TABLE runs\(.*/CREATE VIEW runs AS WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT x AS id, '"'"'lab'"'"' AS cluster, '"'"''"'"' AS time_utc, NULL AS generated_utc, NULL AS profile, NULL AS verdict, NULL AS exit_code, NULL AS nodes, NULL AS run_ids FROM r;/; /sqlite_sequence|runs_by_cluster/d'); PRAGMA user_version = 1;"
+hostile "a trigger on criteria" "its schema is not ccreport's (it holds a trigger ('t')" \
+	"$(sqlite3 h.db .schema | grep -v sqlite_sequence); CREATE TRIGGER t AFTER INSERT ON criteria BEGIN DELETE FROM runs; END; PRAGMA user_version = 1;"
+hostile "runs without its index" "its schema is not ccreport's ('runs_by_cluster' is missing)" \
+	"$(sqlite3 h.db .schema | grep -v -e sqlite_sequence -e runs_by_cluster); PRAGMA user_version = 1;"
+t_check "a history read stops at its deadline (\$CCREPORT_HISTORY_DEADLINE_S): exit 2, one line" \
+	bash -c 'CCREPORT_HISTORY_DEADLINE_S=0.000001 "$0" history -q -o hdl h.db 2>hdl.err; [ $? -eq 2 ] &&
+		[ "$(wc -l <hdl.err)" -eq 1 ] && grep -q "ran past the deadline" hdl.err' "$CCREPORT"
+"$CCREPORT" history -q -o hok h.db >/dev/null 2>hok.err
+t_check "the history of ccreport's own schema still reads (exit $?: drift)" test $? -le 1 -a ! -s hok.err
+
 # Prometheus: textfile-collector exposition, atomic, valid for promtool
 "$CCREPORT" -q --no-render -p "$PROFILE" -o p10 --prom run.prom r10.jsonl
 t_check "--prom: the failing run's verdict gauge (3 = fail) and node1/gpu3 as hbm_copy's worst element" \
@@ -127,6 +155,14 @@ if command -v promtool >/dev/null; then
 else
 	t_skip "promtool (Debian's prometheus) is not installed: exposition not validated"
 fi
+# a symlink planted where the temporary file goes (NAME.tmp-PID; exec keeps the PID) is not followed
+echo precious >victim
+bash -c 'ln -s victim planted.prom.tmp-$$ && exec "$0" -q --no-render -p "$1" -o p12 --prom planted.prom "$2"' \
+	"$CCREPORT" "$PROFILE" r10.jsonl 2>planted.err
+rc=$?
+t_check "--prom beside a planted symlink: exit $rc (the run fails), the symlink's target untouched, the exposition written" \
+	bash -c '[ $0 -eq 1 ] && [ "$(cat victim)" = precious ] && grep -q "^ccdiag_verdict{" planted.prom &&
+		[ ! -L planted.prom ]' "$rc"
 "$CCREPORT" -q --no-render -p "$PROFILE" -o p11 --prom /nonexistent/dir/x.prom r1.jsonl 2>prom.err
 rc=$?
 t_check "--prom into a folder that does not exist: exit 3, one line, summary.json written" \

@@ -166,6 +166,11 @@ t_check "nvbandwidth JSON: a pair printed N/A (no peer access) is named incomple
 t_check "the degraded emulated node is named in every failing link" \
 	jq -e '[.criteria[] | select(.id == "netpair_bw") | .failures[].element] | length == 3 and
 		all(test("node2"))' "$s/emu-degraded.json"
+t_check "hyphenated host names (gpu-node-2): the bad node's failed links stay in its drain reason, none left to check" \
+	jq -e '.decision.drain | length == 1 and .[0].node == "gpu-node-2" and (.[0].why | length == 4) and
+		([.[0].why[1:][] | test("^netpair_bw gpu-node-[0-3]-gpu-node-[0-3] ")] | all)' "$s/hyphen-hosts.json"
+t_check "hyphenated host names: no link of the drained node is listed to check" \
+	jq -e '.decision.check == []' "$s/hyphen-hosts.json"
 t_check "repeat = best: a retest that dipped once (node1->node3 0.16 Gb/s, then 0.88) blames no healthy link" \
 	jq -e '[.criteria[] | select(.id == "netpair_bw") | .failures[].element] | sort == ["node0-node2", "node1-node2", "node2-node3"]' \
 	"$s/emu-retest.json"
@@ -485,9 +490,156 @@ t_check "/dev/zero is not a results file: exit 2" \
 t_check "a line longer than 16 MiB is an input error naming the line" \
 	bash -c "[ $? -eq 2 ] && grep -q 'long.jsonl:2: line longer than 16 MiB' '$T_TMP/long.err'"
 rm -f "$T_TMP/long.jsonl"
+# a small file whose header names 17,000 hosts (4 MB, a netpair record per host): its 144
+# million due links are counted, not tabled, and no matrix of 17,000^2 is made (it took
+# 4 GiB and 200 s): judged within 1 GiB of address space, the missing links named
+awk 'BEGIN {
+	n = 17000
+	printf "{\"type\":\"run\",\"schema\":1,\"run_id\":\"0ddba11000000017\",\"start_utc\":\"2026-11-30T07:22:26Z\",\"tool\":\"ccprobe\",\"version\":\"0.1.0\",\"world_size\":%d,\"nodes\":%d,\"hosts\":[", n, n
+	for (i = 0; i < n; i++)
+		printf "%s{\"name\":\"h%05d\",\"ranks\":[%d]}", i ? "," : "", i, i
+	print "]}"
+	for (i = 0; i < n; i++)
+		printf "{\"type\":\"measurement\",\"kind\":\"probe\",\"name\":\"netpair\",\"test\":\"bw_uni\",\"pass\":1,\"src\":\"h%05d\",\"dst\":\"h%05d\",\"bytes\":4194304,\"bw_GBps\":0.1,\"bw_Gbps\":0.8,\"elapsed_s\":%.3f}\n", i, (i + 1) % n, 1 + i / 1000
+	print "{\"type\":\"end\",\"status\":\"complete\",\"elapsed_s\":100,\"failures\":0,\"exit_code\":0}"
+}' >"$T_TMP/many-hosts.jsonl"
+# (ASan's shadow memory needs terabytes of address space: under make asan, no limit)
+vlimit=$((1 << 20))
+ldd "$CCREPORT" 2>/dev/null | grep -q libasan && vlimit=unlimited
+(ulimit -v "$vlimit"; timeout 600 "$CCREPORT" -p test-emu-1g -q --no-render -o "$T_TMP/many-hosts" \
+	"$T_TMP/many-hosts.jsonl" >/dev/null 2>"$T_TMP/many-hosts.err")
+rc=$?
+t_check "a header of 17,000 hosts, 17,000 netpair records: judged within 1 GiB, incomplete (exit 4, was $rc), 144474500 of 144491500 links not measured" \
+	jq -e --argjson rc "$rc" '$rc == 4 and ([.criteria[] | select(.id == "netpair_bw") | .verdict, (.reason | test("^144474500 of 144491500 links not measured: h00000-h00002, "))] == ["incomplete", true])' \
+	"$T_TMP/many-hosts/summary.json"
+rm -f "$T_TMP/many-hosts.jsonl"
+# the ib probe measures every rail of every pair of its hosts (docs/rdma.md): 3 hosts, 8 rails,
+# node1-node2's rail 5 deleted leaves ib_write_bw incomplete, named (a pass on main)
+awk 'BEGIN {
+	print "{\"type\":\"run\",\"schema\":1,\"run_id\":\"0ddba11000000018\",\"start_utc\":\"2026-11-30T07:22:26Z\",\"tool\":\"ccprobe\",\"version\":\"0.1.0\",\"world_size\":3,\"nodes\":3,\"hosts\":[{\"name\":\"node0\",\"ranks\":[0]},{\"name\":\"node1\",\"ranks\":[1]},{\"name\":\"node2\",\"ranks\":[2]}]}"
+	t = 1
+	for (a = 0; a < 3; a++)
+		for (b = a + 1; b < 3; b++)
+			for (r = 0; r < 8; r++)
+				if (!(a == 1 && b == 2 && r == 5))
+					printf "{\"type\":\"measurement\",\"kind\":\"probe\",\"name\":\"ib\",\"test\":\"write_bw_uni\",\"scope\":\"rail_pair\",\"element\":\"node%d/mlx5_%d:1-node%d/mlx5_%d:1\",\"host\":\"node%d\",\"peer\":\"node%d\",\"nic\":\"mlx5_%d:1\",\"peer_nic\":\"mlx5_%d:1\",\"rail\":%d,\"round\":0,\"transport\":\"verbs\",\"bytes\":8388608,\"bw_GBps\":49,\"bw_Gbps\":392,\"rate_GBps\":50,\"elapsed_s\":%.2f}\n", a, r, b, r, a, b, r, r, r, t += 0.01
+	print "{\"type\":\"end\",\"status\":\"complete\",\"elapsed_s\":10,\"failures\":0,\"exit_code\":0}"
+}' >"$T_TMP/rail-missing.jsonl"
+"$CCREPORT" -p test-h100 -q --no-render -o "$T_TMP/rail-missing" "$T_TMP/rail-missing.jsonl" 2>/dev/null
+t_check "3 hosts x 8 rails, node1-node2 rail 5 deleted: ib_write_bw incomplete, '1 of 24 rail pairs not measured: node1-node2 rail 5'" \
+	jq -e '[.criteria[] | select(.id == "ib_write_bw") | .verdict, (.reason | startswith("1 of 24 rail pairs not measured: node1-node2 rail 5"))] ==
+		["incomplete", true]' "$T_TMP/rail-missing/summary.json"
+# bw_uni measures each link both ways and netpair_bw judges the slower: the records of one
+# way deleted leave that link incomplete, named with the way missing (a pass on main)
+grep -v '"test":"bw_uni".*"src":"node3","dst":"node0"' "$CASES/emu-healthy/results.jsonl" >"$T_TMP/one-way.jsonl"
+"$CCREPORT" -p test-emu-1g -q --no-render -o "$T_TMP/one-way" "$T_TMP/one-way.jsonl" 2>/dev/null
+rc=$?
+t_check "node3 to node0's bw_uni records deleted: netpair_bw incomplete, 'node0-node3 (node3 to node0 not measured)', exit 4 (was $rc)" \
+	jq -e --argjson rc "$rc" '$rc == 4 and ([.criteria[] | select(.id == "netpair_bw") | .verdict,
+		(.reason | startswith("1 of 6 links measured one way only: node0-node3 (node3 to node0 not measured)"))] ==
+		["incomplete", true])' "$T_TMP/one-way/summary.json"
 t_check "summary.json records each input's SHA-256" \
 	jq -e --arg h "$(sha256sum <"$CASES/emu-healthy/results.jsonl" | cut -d' ' -f1)" \
 	'.inputs[0].sha256 == $h' "$T_TMP/emu-healthy.json"
+
+# ---- identity (docs/provenance.md): devices of one host, one host set and time window
+t_check "a node's records relabelled as another's: node3's GPU UUIDs are node1's, an input error naming both lines" \
+	grep -q '^results.jsonl:8: GPU UUID GPU-5eed0001-.* of node3/gpu0 (host node3) is also node1/gpu0.s (host node1, results.jsonl:4)' \
+	"$CASES/bad-relabel/stderr"
+"$GEN" -n 4 relabel=node3:node1 | jq -c 'del(.gpus[]?.uuid)' >"$T_TMP/guid.jsonl"
+"$CCREPORT" -p test-h100 -q --no-render -o "$T_TMP/guid" "$T_TMP/guid.jsonl" 2>"$T_TMP/guid.err"
+t_check "NIC GUIDs too: node3's mlx5_0 is node1's (exit $?)" \
+	grep -q 'guid.jsonl:9: NIC GUID b8ce:f603:0001:0001 of node3/mlx5_0 (host node3) is also node1/mlx5_0.s' "$T_TMP/guid.err"
+"$GEN" -n 4 relabel=node3:node1 | jq -c 'if .type == "inventory" and .host == "node3" then .transport = "fake" else . end' \
+	>"$T_TMP/fakeinv.jsonl"
+"$CCREPORT" -p test-h100 -q --no-render -o "$T_TMP/fakeinv" "$T_TMP/fakeinv.jsonl" 2>"$T_TMP/fakeinv.err"
+t_check "a test double's devices (transport fake) are no host's: not compared (exit $?)" test ! -s "$T_TMP/fakeinv.err"
+t_check "inputs of two host sets are named, a warn" \
+	jq -e '.verdict == "warn" and (.inputs_disagree | length == 1) and
+		(.inputs_disagree[0] | test("^other.jsonl runs on 4 host.s. that ../emu-healthy/results.jsonl does not \\(other0"))' \
+	"$T_TMP/mixed-hosts.json"
+t_check "inputs three days apart are named, a warn" \
+	jq -e '.verdict == "warn" and .inputs_disagree == ["later.jsonl (from 2026-12-03T07:22:26Z) starts 72.0 h after ../emu-healthy/results.jsonl ended: the inputs are not of one time window"]' \
+	"$T_TMP/mixed-times.json"
+# two inputs on the same hosts at once (the last record before the end at 300 s: 5 minutes of overlap)
+mkdir -p "$T_TMP/over"
+last=$(($(wc -l <"$CASES/emu-healthy/results.jsonl") - 1))
+sed "${last}s/\"elapsed_s\":[0-9.]*/\"elapsed_s\":300/" "$CASES/emu-healthy/results.jsonl" >"$T_TMP/over/a.jsonl"
+sed '1s/"run_id":"37860e7f55c948c4"/"run_id":"0ddba11000000003"/' "$T_TMP/over/a.jsonl" >"$T_TMP/over/b.jsonl"
+"$CCREPORT" -p test-emu-1g -q --no-render -o "$T_TMP/over/out" "$T_TMP/over/a.jsonl" "$T_TMP/over/b.jsonl" 2>"$T_TMP/over.err"
+t_check "two inputs on the same hosts at the same time are named (exit $?)" \
+	jq -e '.inputs_disagree | length == 1 and (.[0] | test("a.jsonl and .*b.jsonl ran on the same hosts at the same time \\(300 s of overlap\\)"))' \
+	"$T_TMP/over/out/summary.json"
+
+# ---- a MANIFEST beside the inputs (ccdiag run writes it, docs/provenance.md)
+mdir=$T_TMP/mf
+manifest() {  # manifest DIR NONCE FILE...: a MANIFEST as ccdiag writes it
+	local d=$1 nonce=$2
+	shift 2
+	{ echo "# ccdiag-manifest: 1"; echo "# run_id: 0123456789abcdef"; [ -z "$nonce" ] || echo "# nonce: $nonce"
+	  echo "# hosts_actual: node0 node1 node2 node3"; (cd "$d" && sha256sum "$@"); } >"$d/MANIFEST"
+}
+mrun() {  # mrun NAME INPUTS...: ccreport on them, exit in $rc, stderr in $mdir/NAME.err
+	local name=$1
+	shift
+	"$CCREPORT" -p test-emu-1g -q --no-render -o "$mdir/out-$name" "$@" 2>"$mdir/$name.err"
+	rc=$?
+}
+mkdir -p "$mdir"
+cp "$CASES/emu-healthy/results.jsonl" "$mdir/phase-1.jsonl"
+sed '1s/"run_id":"37860e7f55c948c4"/"run_id":"0ddba11000000004"/' "$CASES/emu-healthy/results.jsonl" >"$mdir/phase-2.jsonl"
+manifest "$mdir" "" phase-1.jsonl phase-2.jsonl
+t_check "the MANIFEST is one sha256sum -c reads" bash -c "cd '$mdir' && sha256sum -c --strict --quiet MANIFEST"
+mrun ok "$mdir"
+t_check "a MANIFEST beside the inputs: every input checked, said in summary.json (exit $rc)" \
+	jq -e --arg p "$mdir/MANIFEST" '.manifest.checked == 2 and .manifest.manifests[0].path == $p and
+		.manifest.manifests[0].listed == 2 and .manifest.manifests[0].run_id == "0123456789abcdef"' \
+	"$mdir/out-ok/summary.json"
+t_check "the terminal says what the MANIFEST checked" \
+	grep -q "^ccreport: manifest: checked 2 of 2 file(s) listed in $mdir/MANIFEST\$" \
+	<("$CCREPORT" -p test-emu-1g --no-render -o "$mdir/out-t" "$mdir")
+cp "$mdir/phase-1.jsonl" "$mdir/keep"
+sed -i '2s/"elapsed_s":/"edited":1,"elapsed_s":/' "$mdir/phase-1.jsonl"
+mrun edited "$mdir"
+t_check "an input changed after the run: exit 2, its digest against the MANIFEST's line" \
+	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$mdir/edited.err') -eq 1 ] &&
+		grep -q '^$mdir/phase-1.jsonl: SHA-256 [0-9a-f]\\{16\\}\\.\\.\\. is not $mdir/MANIFEST.s [0-9a-f]\\{16\\}\\.\\.\\. (line 4): the file changed after the run' '$mdir/edited.err'"
+mv "$mdir/keep" "$mdir/phase-1.jsonl"
+sed '1s/"run_id":"37860e7f55c948c4"/"run_id":"0ddba11000000005"/' "$mdir/phase-1.jsonl" >"$mdir/phase-3.jsonl"
+mrun added "$mdir"
+t_check "a results file added after the run: exit 2, not listed" \
+	bash -c "[ $rc -eq 2 ] && grep -q '^$mdir/phase-3.jsonl: not listed in $mdir/MANIFEST (a results file added after the run?)' '$mdir/added.err'"
+rm "$mdir/phase-3.jsonl" "$mdir/phase-2.jsonl"
+mrun deleted "$mdir"
+t_check "a results file deleted after the run: exit 2, the MANIFEST's line named" \
+	bash -c "[ $rc -eq 2 ] && grep -q '^$mdir/MANIFEST lists phase-2.jsonl (line 5), which is missing' '$mdir/deleted.err'"
+mrun subset "$mdir/phase-1.jsonl"
+t_check "one input given alone: a listed results file gone beside it is still caught" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'phase-2.jsonl (line 5), which is missing' '$mdir/subset.err'"
+manifest "$mdir" "c0ffee" phase-1.jsonl
+mrun nonce "$mdir"
+t_check "the MANIFEST's nonce is not in the run header: exit 2" \
+	bash -c "[ $rc -eq 2 ] && grep -q \"phase-1.jsonl: the run header's nonce (none) is not $mdir/MANIFEST's 'c0ffee'\" '$mdir/nonce.err'"
+sed -i '1s/"run_id"/"nonce":"c0ffee","run_id"/' "$mdir/phase-1.jsonl"
+manifest "$mdir" "c0ffee" phase-1.jsonl
+mrun nonce-ok "$mdir"
+t_check "the same nonce in the header and the MANIFEST: checked (exit $rc)" \
+	jq -e '.manifest.checked == 1 and .manifest.manifests[0].nonce == "c0ffee"' "$mdir/out-nonce-ok/summary.json"
+printf '# ccdiag-manifest: 1\nnot a digest line\n' >"$mdir/MANIFEST"
+mrun malformed "$mdir"
+t_check "a malformed MANIFEST: exit 2, its line named" \
+	bash -c "[ $rc -eq 2 ] && grep -q '^$mdir/MANIFEST:2: not a .SHA256  NAME. line' '$mdir/malformed.err'"
+rm "$mdir/MANIFEST"
+mrun none "$mdir"
+t_check "no MANIFEST beside the inputs: summary.json's manifest is null (exit $rc)" \
+	jq -e '.manifest == null' "$mdir/out-none/summary.json"
+# an imported log: the digest of the file given, as sha256sum says it
+imp=$CASES/import-nccl-pass
+mkdir -p "$T_TMP/mfi" && cp "$imp/all_reduce_perf.log" "$T_TMP/mfi/" && (cd "$T_TMP/mfi" && sha256sum all_reduce_perf.log >MANIFEST)
+"$CCREPORT" -p test-h100-collectives -q --no-render -o "$T_TMP/mfi/out" "$T_TMP/mfi/all_reduce_perf.log" 2>"$T_TMP/mfi.err"
+t_check "an imported log is checked by the file's own digest (inputs[].sha256 = sha256sum's)" \
+	jq -e --arg h "$(sha256sum <"$imp/all_reduce_perf.log" | cut -d' ' -f1)" \
+	'.inputs[0].sha256 == $h and .manifest.checked == 1' "$T_TMP/mfi/out/summary.json"
 
 # usage
 t_check "--help documents the exit codes" bash -c "'$CCREPORT' --help | grep -q '4  incomplete'"

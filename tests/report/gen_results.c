@@ -18,6 +18,8 @@
  *   noend                      no end record (the run died)
  *   nonetpair                  leave the node-pair matrix out
  *   netrate                    netpair records carry rate_GBps (the emulator's shaped rate)
+ *   relabel=HOST:OTHER         HOST's inventory reports OTHER's GPU UUIDs and NIC GUIDs (OTHER's
+ *                              records relabelled as HOST's)
  * Sizes are powers of two; the GPU probes measure 4 sizes up to 256 MiB.
  */
 #include <stdio.h>
@@ -148,12 +150,19 @@ static void inventories(void)
 	char host[32];
 
 	for (int n = 0; n < nodes; n++) {
+		const struct fault *rl;
+		int id = n;   /* whose devices the inventory lists: its own, or relabelled another's */
+
 		snprintf(host, sizeof(host), "node%d", n);
+		rl = find("relabel", host, NULL);
+		if (rl && !strncmp(rl->c, "node", 4))
+			id = atoi(rl->c + 4);
 		printf("{\"type\":\"inventory\",\"kind\":\"gpu\",\"host\":\"%s\",\"gpus\":[", host);
 		for (int g = 0; g < gpus; g++)
 			printf("%s{\"index\":%d,\"element\":\"%s/gpu%d\",\"name\":\"%s\","
+			       "\"uuid\":\"GPU-5eed%04x-0000-4000-8000-%012d\","
 			       "\"pcie\":{\"current\":{\"gen\":5,\"width\":16},\"max\":{\"gen\":5,\"width\":16}}}",
-			       g ? "," : "", g, host, g, model);
+			       g ? "," : "", g, host, g, model, id & 0xffff, g + 1);
 		printf("],\"versions\":{\"driver\":\"%s\",\"cuda_runtime\":\"%s\",\"nccl\":\"%s\"},\"elapsed_s\":0.1}\n",
 		       version(host, "driver", "580.65"), version(host, "cuda_runtime", "13.0"),
 		       version(host, "nccl", "2.27.3"));
@@ -161,9 +170,10 @@ static void inventories(void)
 		printf("{\"type\":\"inventory\",\"kind\":\"rdma\",\"host\":\"%s\",\"transport\":\"verbs\","
 		       "\"devices\":[", host);
 		for (int g = 0; g < gpus; g++)
-			printf("%s{\"name\":\"mlx5_%d\",\"ports\":[{\"port\":1,\"state\":\"ACTIVE\","
+			printf("%s{\"name\":\"mlx5_%d\",\"node_guid\":\"b8ce:f603:%04x:%04x\","
+			       "\"ports\":[{\"port\":1,\"state\":\"ACTIVE\","
 			       "\"rate_Gbps\":%g,\"rate_GBps\":%g,\"rail\":%d}]}", g ? "," : "", g,
-			       ib_rate * 8, ib_rate, g);
+			       id & 0xffff, g + 1, ib_rate * 8, ib_rate, g);
 		printf("],\"rails\":[");
 		for (int g = 0; g < gpus; g++)
 			printf("%s\"mlx5_%d:1\"", g ? "," : "", g);

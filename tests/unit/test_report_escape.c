@@ -98,6 +98,24 @@ static void test_utf8(void **state)
 	}
 }
 
+/* C1 controls and bidi overrides are dropped like C0: a name cannot read backwards or hide text */
+static void test_invisible(void **state)
+{
+	void (*const fns[])(FILE *, const char *) = { esc_html, esc_md, esc_xml, esc_gnuplot };
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		expect_esc(fns[i], "a\xc2\x80" "b\xc2\x85" "c\xc2\x9b" "d\xc2\x9f" "e", "abcde");  /* C1 */
+		expect_esc(fns[i], "node\xe2\x80\xae" "3edon", "node3edon");                   /* RLO */
+		expect_esc(fns[i], "x\xe2\x80\xaa" "y\xe2\x80\xab" "z\xe2\x80\xac" "w\xe2\x80\xad" "v", "xyzwv");
+		expect_esc(fns[i], "p\xe2\x81\xa6" "q\xe2\x81\xa7" "r\xe2\x81\xa8" "s\xe2\x81\xa9" "t", "pqrst");
+		/* their neighbours stay: U+00A0, U+2029, U+202F, U+2065, U+206A */
+		expect_esc(fns[i], "\xc2\xa0\xe2\x80\xa9\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa",
+			   "\xc2\xa0\xe2\x80\xa9\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -106,6 +124,7 @@ int main(void)
 		cmocka_unit_test(test_xml),
 		cmocka_unit_test(test_gnuplot),
 		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_invisible),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
