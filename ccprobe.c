@@ -13,6 +13,7 @@
 #include "core/results.h"
 #include "core/run.h"
 #include "core/timer.h"
+#include "core/topology.h"
 #include "core/version.h"
 #include "core/watchdog.h"
 #include "gpu/gpu.h"
@@ -154,6 +155,14 @@ static int validate(const struct cc_options *o, char *err, size_t len)
 		snprintf(err, len, "minimum size (-b) must be at least 1 byte");
 		return -1;
 	}
+	/* a topology file that does not read is a usage error: "FILE:LINE: problem" */
+	if (o->topology && strcmp(o->topology, "nvlink")) {
+		struct topo t;
+
+		if (topo_read(o->topology, &t, err, len))
+			return -1;
+		topo_free(&t);
+	}
 	return sweep_parse_lists(o, types, &nt, ops, &no, err, len);
 }
 
@@ -219,12 +228,12 @@ static json_t *header_record(const struct cc_options *o, const struct mpictx *mp
 		"time_per_size_s", o->time_per_size,
 		"backend", o->backend, "dtypes", o->dtypes, "ops", o->ops, "root", o->root,
 		"scale", o->scale));
-	/* what the probes named add to the header (isolate: "topology") */
+	/* what the probes named add to the header (isolate, netpair, ib: "topology") */
 	for (int i = 0; i < o->nnames; i++) {
 		const struct probe *p = probe_find(o->names[i]);
 
-		if (p && p->header && p->header_key && !json_object_get(rec, p->header_key))
-			json_object_set_new(rec, p->header_key, p->header(o, mpi));
+		if (p && p->header)
+			p->header(o, mpi, rec);
 	}
 	if (o->soak_s > 0) {
 		json_t *opt = json_object_get(rec, "options");

@@ -200,6 +200,29 @@ int topo_fallback(char *const *hosts, int n, int size, struct topo *t)
 	return 0;
 }
 
+int topo_from_list(char *const *hosts, char *const *groups, int n, const char *source,
+		   struct topo *t, char *err, size_t len)
+{
+	struct build b = { 0 };
+
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < n; i++) {
+		int g = build_group(&b, groups[i], strlen(groups[i])), r = g < 0 ? -1 : build_host(&b, hosts[i], g);
+
+		if (r) {
+			seterr(err, len, r > 0 ? "host '%s' listed twice" : "out of memory", hosts[i]);
+			build_free(&b);
+			return -1;
+		}
+	}
+	if (!b.hosts.n) {
+		seterr(err, len, "no host");
+		return -1;
+	}
+	build_done(&b, t, source);
+	return 0;
+}
+
 /* --- Slurm host lists --- */
 
 struct strv {

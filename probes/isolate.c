@@ -6,12 +6,12 @@
  * reference and hands pass/fail back. Every rank runs the same planner on the
  * same results, so no plan is ever sent.
  */
-#include "probe.h"
+#include "groups.h"
 #include "isolate_plan.h"
+#include "probe.h"
 
 #include "../core/log.h"
 #include "../core/timer.h"
-#include "../core/topology.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,32 +20,23 @@
 
 /* ------------------------------------------------------------------ parameters */
 
-static const char *p_topology;
 static size_t p_size = (size_t)4 << 20;
 static double p_time = 0.3;
 static double p_tol = 0.5;
 static double p_expect_gbps;
-static int p_group_size;
 
 static const struct cc_param isolate_params[] = {
-	{ "topology", CC_PARAM_STRING, &p_topology,
-	  "isolate: groups from a Slurm topology.conf, ibnetdiscover output or 'HOST GROUP [SPINE]' lines "
-	  "[none: groups of ceil(sqrt(N)) hosts]" },
 	{ "iso-size", CC_PARAM_SIZE, &p_size, "isolate: all_reduce bytes of one test [4M]" },
 	{ "iso-time", CC_PARAM_DOUBLE, &p_time, "isolate: seconds one test measures for [0.3]" },
 	{ "iso-tol", CC_PARAM_DOUBLE, &p_tol,
 	  "isolate: a test fails below this fraction of the reference busbw [0.5]" },
 	{ "iso-expect-gbps", CC_PARAM_DOUBLE, &p_expect_gbps,
 	  "isolate: reference busbw in Gb/s (the profile's bound); 0 = median of round 1's groups [0]" },
-	{ "iso-group-size", CC_PARAM_INT, &p_group_size,
-	  "isolate: hosts per group without --topology; 0 = ceil(sqrt(N)) [0]" },
 	{ NULL, 0, NULL, NULL },
 };
 
 static int check_params(char *err, size_t len)
 {
-	struct topo t;
-
 	if (p_size < 8 || p_size > ((size_t)1 << 30))
 		snprintf(err, len, "--iso-size must be 8 B to 1 GiB");
 	else if (!(p_time > 0) || p_time > 60)
@@ -54,76 +45,15 @@ static int check_params(char *err, size_t len)
 		snprintf(err, len, "--iso-tol must be above 0 and at most 1");
 	else if (p_expect_gbps < 0)
 		snprintf(err, len, "--iso-expect-gbps must be 0 (measured) or above");
-	else if (p_group_size < 0)
-		snprintf(err, len, "--iso-group-size must be 0 (ceil(sqrt(N))) or above");
-	else if (p_topology && topo_read(p_topology, &t, err, len))
-		return -1;   /* err: "FILE:LINE: ..." */
-	else {
-		if (p_topology)
-			topo_free(&t);
+	else
 		return 0;
-	}
 	return -1;
 }
 
-/* ------------------------------------------------------------------ groups */
-
-/*
- * The job's hosts in groups: from --topology, else fixed-size groups in host
- * order. group_of[nnodes]; names (ngroups) point into t. Returns 0, or -1
- * with a reason in err.
- */
-static int job_groups(const struct mpictx *mpi, struct topo *t, int *group_of, int *ngroups,
-		      const char **names, char *err, size_t len)
-{
-	if (p_topology) {
-		if (topo_read(p_topology, t, err, len))
-			return -1;
-	} else if (topo_fallback(mpi->hosts, mpi->nnodes, p_group_size, t)) {
-		snprintf(err, len, "out of memory");
-		return -1;
-	}
-	if (topo_assign(t, mpi->hosts, mpi->nnodes, group_of, ngroups, names, err, len)) {
-		topo_free(t);
-		return -1;
-	}
-	return 0;
-}
-
 /* the results header's "topology": where the groups came from and which hosts are in each */
-static json_t *isolate_header(const struct cc_options *o, const struct mpictx *mpi)
+static void isolate_header(const struct cc_options *o, const struct mpictx *mpi, json_t *rec)
 {
-	int *group_of = malloc((size_t)mpi->nnodes * sizeof(int)), ng = 0;
-	const char **names = malloc((size_t)mpi->nnodes * sizeof(char *));
-	json_t *groups, *rec = NULL;
-	struct topo t;
-	char err[300];
-
-	(void)o;
-	if (!group_of || !names || job_groups(mpi, &t, group_of, &ng, names, err, sizeof(err))) {
-		free(group_of);
-		free(names);
-		return json_pack("{s:s}", "error", group_of && names ? err : "out of memory");
-	}
-	groups = json_array();
-	for (int g = 0; g < ng; g++) {
-		json_t *hosts = json_array();
-		const char *spine = NULL;
-
-		for (int x = 0; x < mpi->nnodes; x++)
-			if (group_of[x] == g)
-				json_array_append_new(hosts, json_string(mpi->hosts[x]));
-		for (int k = 0; k < t.ngroups; k++)
-			if (t.groups[k] == names[g] && t.spine[k] >= 0)
-				spine = t.spines[t.spine[k]];
-		json_array_append_new(groups, json_pack("{s:s, s:s?, s:o}", "name", names[g],
-							"spine", spine, "hosts", hosts));
-	}
-	rec = json_pack("{s:s, s:o}", "source", t.source, "groups", groups);
-	topo_free(&t);
-	free(group_of);
-	free(names);
-	return rec;
+	job_groups_header(o, mpi, rec, 0);
 }
 
 /* ------------------------------------------------------------------ one round */
@@ -308,9 +238,9 @@ static int isolate_run(struct cc_run *run)
 {
 	const struct mpictx *mpi = run->mpi;
 	struct iso_ctx c = { .run = run };
+	const struct job_groups *g;
 	struct iso_plan p;
 	struct iso_round r;
-	struct topo t;
 	int ngroups = 0, k, rc = CC_EXIT_OK, *second = NULL;
 	char err[300];
 	json_t *bad, *rec;
@@ -333,11 +263,16 @@ static int isolate_run(struct cc_run *run)
 		run_error(run, "probe", "isolate", "out of memory");
 		return CC_EXIT_RUNTIME;
 	}
-	if (job_groups(mpi, &t, c.group_of, &ngroups, c.gnames, err, sizeof(err))) {
+	if (!(g = job_groups(run->opt, mpi, err, sizeof(err)))) {
 		run_error(run, "probe", "isolate", err);
 		rc = CC_EXIT_RUNTIME;
 		goto out_free;
 	}
+	ngroups = g->ngroups;
+	for (int x = 0; x < mpi->nnodes; x++)
+		c.group_of[x] = g->group_of[x];
+	for (int k2 = 0; k2 < ngroups; k2++)
+		c.gnames[k2] = g->names[k2];
 	if (p_expect_gbps > 0) {
 		c.ref_GBps = p_expect_gbps / 8.0;
 		c.ref_expected = 1;
@@ -345,11 +280,11 @@ static int isolate_run(struct cc_run *run)
 	if (iso_init(&p, mpi->nnodes, c.group_of, ngroups)) {
 		run_error(run, "probe", "isolate", "cannot start the plan (out of memory)");
 		rc = CC_EXIT_RUNTIME;
-		goto out_topo;
+		goto out_free;
 	}
 	if (mpi->rank == 0 && !run->opt->quiet)
 		printf("# isolate: %d hosts in %d groups (%s), tests of %d hosts, %zu B all_reduce\n",
-		       mpi->nnodes, ngroups, t.source, p.size, p_size);
+		       mpi->nnodes, ngroups, g->source, p.size, p_size);
 	while ((k = iso_next(&p, &r)) > 0) {
 		/* which confirmations are a suspect's second: its set has a first partner */
 		for (int i = 0; i < r.ntests; i++)
@@ -434,7 +369,7 @@ static int isolate_run(struct cc_run *run)
 			      p.unlocated ? "inconclusive" : "pass");
 	json_object_set_new(rec, "nodes", json_integer(mpi->nnodes));
 	json_object_set_new(rec, "groups", json_integer(ngroups));
-	json_object_set_new(rec, "topology", json_string(t.source));
+	json_object_set_new(rec, "topology", json_string(g->source));
 	json_object_set_new(rec, "test_size", json_integer(p.size));
 	json_object_set_new(rec, "rounds", json_integer(p.rounds));
 	json_object_set_new(rec, "tests", json_integer(p.tests));
@@ -454,8 +389,6 @@ static int isolate_run(struct cc_run *run)
 	run_record(run, "diagnosis", rec);
 out_plan:
 	iso_free(&p);
-out_topo:
-	topo_free(&t);
 out_free:
 	free(c.group_of);
 	free(c.gnames);
@@ -485,6 +418,5 @@ const struct probe probe_isolate = {
 	.estimate = isolate_estimate,
 	.check = check_params,
 	.run = isolate_run,
-	.header_key = "topology",
 	.header = isolate_header,
 };

@@ -209,7 +209,9 @@ static int pass1(struct np_diag *d)
 		struct np_link *l = &d->link[i];
 
 		l->r = judge(d, &l->m);
-		if (!l->measured)
+		if (!l->measured && d->sampled)
+			l->r = (struct np_ratios){ 0 };   /* not in the plan: not due */
+		else if (!l->measured)
 			l->r.flags |= NP_F_UNI;   /* never measured: not good */
 		l->verdict = NP_OK;
 		l->by = -1;
@@ -233,7 +235,7 @@ static int pass1(struct np_diag *d)
 		}
 		nd->ratio = stats_median(v, (size_t)nv);
 		nd->lat_ratio = stats_median(w, (size_t)nw);
-		nd->suspect = nd->good_links < n - 1;
+		nd->suspect = nd->good_links < (d->sampled ? nd->links : n - 1);
 		nd->known_good = nd->good_links > 0;
 		nd->verdict = NP_OK;
 	}

@@ -65,11 +65,12 @@ struct probe {
 	/* ccprobe --plan under --soak: its seconds, setup included. NULL: o->soak_s */
 	double (*soak_estimate)(const struct cc_options *o);
 	/*
-	 * When named: what it adds to the results header under its own key
-	 * (header_key), a new JSON value (isolate: the topology). May be NULL.
+	 * When named: adds its keys to the results header rec (isolate, netpair,
+	 * ib: "topology", and the node-pair probes "pair_schedule"), leaving a key
+	 * an earlier probe set. Called on every rank (it may be collective over
+	 * mpi->world). May be NULL.
 	 */
-	const char *header_key;
-	json_t *(*header)(const struct cc_options *o, const struct mpictx *mpi);
+	void (*header)(const struct cc_options *o, const struct mpictx *mpi, json_t *rec);
 };
 
 /* The only list of probes: sorted by name, NULL-terminated. */
