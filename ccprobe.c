@@ -112,8 +112,12 @@ static void print_plan(const struct cc_options *o)
 			       probe_phase_name(PHASE_COLLECTIVES), t, nsizes, n,
 			       o->time_per_size > 0 ? "time-budgeted" : "no time budget");
 		} else {
+			char note[256] = "model";
+
+			if (p->plan_note && !p->missing)
+				p->plan_note(o, note, sizeof(note));
 			printf("%s\t%s\t%.1f\t%s\n", p->name, probe_phase_name(p->phase),
-			       p->estimate ? p->estimate(o) : 0.0, p->missing ? "not built" : "model");
+			       p->estimate ? p->estimate(o) : 0.0, p->missing ? "not built" : note);
 		}
 	}
 }

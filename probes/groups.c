@@ -308,7 +308,8 @@ void job_groups_header(const struct cc_options *o, const struct mpictx *mpi, jso
 	}
 }
 
-int plan_pair_rounds(const struct cc_options *o, int n, int *within, int *grouped, long *npairs)
+int plan_pair_rounds(const struct cc_options *o, int n, int *within, int *grouped, long *npairs,
+		     const char **why)
 {
 	struct topo t = { 0 };
 	char err[300];
@@ -340,7 +341,7 @@ int plan_pair_rounds(const struct cc_options *o, int n, int *within, int *groupe
 			dense[of[x]] = ng++;
 		of[x] = dense[of[x]];
 	}
-	*grouped = schedule_use_grouped(o->pair_schedule, n, given ? ng : 0, NULL);
+	*grouped = schedule_use_grouped(o->pair_schedule, n, given ? ng : 0, why);
 	if (*grouped) {
 		rounds = schedule_grouped(n, of, ng, &p, &r, &np, within);
 		*npairs = np;
@@ -355,4 +356,23 @@ out:
 	free(r);
 	topo_free(&t);
 	return rounds;
+}
+
+void plan_pair_note(const struct cc_options *o, char *buf, size_t len)
+{
+	int n = o->plan_nodes, within, grouped, rounds;
+	const char *why = NULL;
+	long np;
+
+	rounds = plan_pair_rounds(o, n, &within, &grouped, &np, &why);
+	if (n < 2 || rounds < 0 || !why) {
+		snprintf(buf, len, "model");
+		return;
+	}
+	if (grouped)
+		snprintf(buf, len, "model; grouped schedule (%s): %d round(s) inside groups + %d across, "
+			 "%ld pairs (all-pairs: %d rounds)", why, within, rounds - within, np,
+			 schedule_rounds(n));
+	else
+		snprintf(buf, len, "model; all-pairs schedule (%s): %d round(s), %ld pairs", why, rounds, np);
 }

@@ -66,9 +66,17 @@ int job_pair_plan(const struct cc_options *o, const struct mpictx *mpi, int **pa
  * The same decision for a plan (ccprobe --plan, no MPI): the rounds of the
  * schedule on n nodes with o's --topology (its first n hosts in file order;
  * fewer hosts than n: the rest in groups of ceil(sqrt(n)) after them) or the
- * fallback groups; *within and *grouped as job_pair_plan. -1 when the file
- * cannot be read or memory runs out.
+ * fallback groups; *within, *grouped and *why (may be NULL) as job_pair_plan.
+ * -1 when the file cannot be read or memory runs out.
  */
-int plan_pair_rounds(const struct cc_options *o, int n, int *within, int *grouped, long *npairs);
+int plan_pair_rounds(const struct cc_options *o, int n, int *within, int *grouped, long *npairs,
+		     const char **why);
+
+/*
+ * The plan's note of a node-pair probe (struct probe's plan_note): "model;
+ * grouped schedule (auto: more than 128 nodes): 32 rounds inside groups + 31
+ * across, 31744 pairs (all-pairs: 1023 rounds)", or "model; all-pairs: ...".
+ */
+void plan_pair_note(const struct cc_options *o, char *buf, size_t len);
 
 #endif

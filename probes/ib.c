@@ -61,7 +61,7 @@ static double ib_estimate(const struct cc_options *o)
 		nlat += *c == ',';
 	if (n < 2)
 		rounds = 1;  /* loopback on one node */
-	else if ((planned = plan_pair_rounds(o, n, &within, &grouped, &np)) > 0)
+	else if ((planned = plan_pair_rounds(o, n, &within, &grouped, &np, NULL)) > 0)
 		rounds = planned;
 	return rounds * (3 * per + nlat * (p_lat_iters + p_lat_warmup) * 3e-6 + 0.5);
 }
@@ -1817,6 +1817,7 @@ const struct probe probe_ib = {
 	.params = ib_params,
 	.phase = PHASE_PAIRS,
 	.estimate = ib_estimate,
+	.plan_note = plan_pair_note,
 	.header = ib_header,
 	.check = check_params,
 #ifdef HAVE_VERBS

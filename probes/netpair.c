@@ -1520,7 +1520,7 @@ static void plan_shape(const struct cc_options *o, int *rounds, int *pairs)
 
 	*rounds = n % 2 ? n : n - 1;
 	*pairs = n * (n - 1) / 2;
-	if (n >= 2 && (*rounds = plan_pair_rounds(o, n, &within, &grouped, &np)) >= 0) {
+	if (n >= 2 && (*rounds = plan_pair_rounds(o, n, &within, &grouped, &np, NULL)) >= 0) {
 		*pairs = (int)np;
 		return;
 	}
@@ -1576,6 +1576,7 @@ const struct probe probe_netpair = {
 	.params = netpair_params,
 	.phase = PHASE_PAIRS,
 	.estimate = netpair_estimate,
+	.plan_note = plan_pair_note,
 	.check = check_params,
 	.run = netpair_run,
 	.soak = netpair_soak,

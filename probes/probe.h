@@ -39,6 +39,12 @@ struct probe {
 	 */
 	double (*estimate)(const struct cc_options *o);
 	/*
+	 * ccprobe --plan's note beside the estimate (its 4th column), e.g. the
+	 * pair schedule of netpair and ib on o->plan_nodes nodes. May be NULL:
+	 * "model".
+	 */
+	void (*plan_note)(const struct cc_options *o, char *buf, size_t len);
+	/*
 	 * Validates its options before MPI starts, so a bad value is a usage
 	 * error (exit 2). Returns 0, or -1 with a one-line message. May be NULL.
 	 */

@@ -371,12 +371,19 @@ static void hardware(FILE *f, const struct markup *m, const json_t *s)
 		keys, heads, 4, "Every host has the hardware the profile expects.");
 }
 
+/* what each diagnosis blames, at its granularity: node, link, leaf uplink (its subject before there was one) */
 static void diagnoses(FILE *f, const struct markup *m, const json_t *s)
 {
-	static const char *const keys[] = { "probe", "subject", "element", "verdict", "evidence" };
-	static const char *const heads[] = { "probe", "subject", "element", "diagnosis", "evidence" };
+	static const char *const keys[] = { "probe", "granularity", "element", "verdict", "evidence" };
+	static const char *const heads[] = { "probe", "granularity", "element", "diagnosis", "evidence" };
+	json_t *rows = json_deep_copy(j_arr(s, "diagnoses")), *d;
+	size_t i;
 
-	generic(f, m, "diagnoses", "Diagnoses", j_arr(s, "diagnoses"), keys, heads, 5, "None.");
+	json_array_foreach(rows, i, d)
+		if (!json_object_get(d, "granularity") && json_object_get(d, "subject"))
+			json_object_set(d, "granularity", json_object_get(d, "subject"));
+	generic(f, m, "diagnoses", "Diagnoses", rows, keys, heads, 5, "None.");
+	json_decref(rows);
 }
 
 /* one row of numbers: a number's cell is right-aligned where the markup can */

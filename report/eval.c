@@ -452,6 +452,63 @@ static void note_inventory(struct eval *e, const json_t *rec)
 			consistency_note(e->versions, &e->vseen, k, json_string_value(v), host);
 }
 
+/*
+ * A group's hosts as "nodes node8–node11" when they share a prefix and
+ * their numbers run on by one, else "node1, node4, node9" (4 named at most,
+ * then the count).
+ */
+static void hosts_range(const json_t *hosts, char *out, size_t len)
+{
+	size_t n = json_array_size(hosts), i, at = 0, plen = 0;
+	const char *first = NULL, *last = NULL;
+	long prev = 0;
+	int range = n > 1;
+	const json_t *h;
+
+	json_array_foreach(hosts, i, h) {
+		const char *s = json_string_value(h) ?: "?", *d = s + strlen(s);
+
+		while (d > s && d[-1] >= '0' && d[-1] <= '9')
+			d--;
+		if (!*d || (first && ((size_t)(d - s) != plen || strncmp(s, first, plen) ||
+				      strtol(d, NULL, 10) != prev + 1)))
+			range = 0;
+		if (!first) {
+			first = s;
+			plen = (size_t)(d - s);
+		}
+		prev = *d ? strtol(d, NULL, 10) : 0;
+		last = s;
+	}
+	if (range) {
+		snprintf(out, len, "nodes %s\u2013%s", first, last);
+		return;
+	}
+	out[0] = '\0';
+	json_array_foreach(hosts, i, h) {
+		if (at >= len)
+			break;
+		if (i == 4) {
+			snprintf(out + at, len - at, ", ... (%zu hosts)", n);
+			break;
+		}
+		at += (size_t)snprintf(out + at, len - at, "%s%s", i ? ", " : "",
+				       json_string_value(h) ?: "?");
+	}
+}
+
+/*
+ * What a diagnosis blames, named at its granularity (docs/report.md): a node
+ * (drained), a link between two nodes, a leaf switch's uplink (its nodes are
+ * not drained), the paths between groups (a spine or every uplink).
+ */
+static const char *granularity(const char *subject)
+{
+	return !strcmp(subject, "node") ? "node" : !strcmp(subject, "link") ? "link" :
+	       !strcmp(subject, "uplink") ? "leaf uplink" :
+	       !strcmp(subject, "between_groups") ? "spine or leaf uplinks" : subject;
+}
+
 static int note_diagnosis(struct eval *e, const json_t *rec)
 {
 	const char *subj = str(rec, "subject"), *v = str(rec, "verdict");
@@ -472,26 +529,30 @@ static int note_diagnosis(struct eval *e, const json_t *rec)
 				 json_number_value(json_object_get(r, "bw")));
 		why = by[0] ? by : NULL;
 	} else if (!strcmp(subj, "uplink") && (!strcmp(v, "bad") || !strcmp(v, "ambiguous"))) {
-		/* isolate: "switch uplink leaf2 (node8, node9, ...)": its nodes are not drained */
-		const json_t *hs = json_object_get(rec, "hosts"), *h;
-		size_t i, at;
+		/* "switch uplink leaf2 (nodes node8-node11)": its nodes are not drained */
+		char hosts[400];
 
-		at = (size_t)snprintf(name, sizeof(name), "switch uplink %s (", str(rec, "group") ?: "?");
-		json_array_foreach(hs, i, h)
-			if (at < sizeof(name) - 2)
-				at += (size_t)snprintf(name + at, sizeof(name) - at, "%s%s", i ? ", " : "",
-						       json_string_value(h) ?: "?");
-		if (at < sizeof(name) - 1)
-			snprintf(name + at, sizeof(name) - at, ")");
+		hosts_range(json_object_get(rec, "hosts"), hosts, sizeof(hosts));
+		snprintf(name, sizeof(name), "switch uplink %s (%s)", str(rec, "group") ?: "?", hosts);
+		/* netpair's: the pairs crossing it against those inside it */
+		if (json_is_number(json_object_get(rec, "across_Gbps")) &&
+		    json_is_number(json_object_get(rec, "inside_Gbps"))) {
+			snprintf(by, sizeof(by), "%.2g Gb/s across, %.2g inside%s",
+				 json_number_value(json_object_get(rec, "across_Gbps")),
+				 json_number_value(json_object_get(rec, "inside_Gbps")),
+				 !strcmp(v, "ambiguous") ? " (or the uplink of the group it crosses to: "
+				 "no third group to tell)" : "");
+			why = by;
+		}
 	} else if (!strcmp(subj, "between_groups") && !strcmp(v, "bad")) {
 		/* isolate: each group passed alone, their representatives together failed */
 		snprintf(name, sizeof(name), "between groups (a spine or a leaf uplink)");
 	} else {
 		return 0;
 	}
-	return json_array_append_new(e->diagnoses, json_pack("{s:s?, s:s, s:s, s:s, s:s?}",
-		"probe", str(rec, "name"), "subject", subj, "element", name, "verdict", v,
-		"evidence", why));
+	return json_array_append_new(e->diagnoses, json_pack("{s:s?, s:s, s:s, s:s, s:s, s:s?}",
+		"probe", str(rec, "name"), "subject", subj, "granularity", granularity(subj),
+		"element", name, "verdict", v, "evidence", why));
 }
 
 /* "NAME (never started: rank R on HOST, ...)": the likely culprits of a hang */
@@ -993,60 +1054,189 @@ static char *count_missing(struct eval *e, const struct crit_state *s)
 
 #define NAMES_LISTED 3           /* elements named in a reason; the rest counted */
 
-/*
- * Every link of the hosts of each netpair run's header (N(N-1)/2) is due:
- * "3 of 6 links not measured: node0-node3, ..." (malloc'd), NULL when all
- * were. A link missing is never a pass on the rest (docs/profiles.md).
- */
-static char *links_missing(const struct eval *e, const struct crit_state *s)
+/* "A; B": each part may be NULL or empty; malloc'd, NULL when both are */
+static char *join(char *a, const char *b)
 {
-	struct htab due = { 0 };
-	char *names = NULL, *t, name[520], rev[520];
-	long ndue = 0, nmiss = 0;
+	char *t;
 
+	if (!b || !*b)
+		return a;
+	if (!a)
+		return strdup(b);
+	if (asprintf(&t, "%s; %s", a, b) < 0)
+		return a;
+	free(a);
+	return t;
+}
+
+/* what links_missing counts over the inputs */
+struct link_count {
+	struct htab due;         /* links already counted, "a-b" */
+	long ndue, nmiss;        /* due (every pair, or every pair inside a group) and not measured */
+	char *names;             /* the first NAMES_LISTED missing */
+	long across, sampled;    /* grouped runs: links across groups, and of them measured */
+	long gpairs, gpairs_bare;  /* pairs of groups, and those with no link measured across */
+	long hosts_bare;         /* hosts of 2 groups or more with no link measured across */
+	char *bare;              /* the first group pair or host not covered */
+	int grouped;             /* an input ran the grouped schedule */
+};
+
+static int measured(const struct crit_state *s, const char *a, const char *b)
+{
+	char name[520];
+
+	snprintf(name, sizeof(name), "%s-%s", a, b);
+	if (htab_get(&s->idx, name) >= 0)
+		return 1;
+	snprintf(name, sizeof(name), "%s-%s", b, a);
+	return htab_get(&s->idx, name) >= 0;
+}
+
+/* counts a due link a-b once over the inputs; -1 on memory */
+static int due_link(struct link_count *lc, const struct crit_state *s, const char *a, const char *b)
+{
+	char name[520], rev[520], *t;
+
+	snprintf(name, sizeof(name), "%s-%s", a, b);
+	snprintf(rev, sizeof(rev), "%s-%s", b, a);
+	if (htab_get(&lc->due, name) >= 0 || htab_get(&lc->due, rev) >= 0)
+		return 0;
+	if (htab_put(&lc->due, name, 1))
+		return -1;
+	lc->ndue++;
+	if (measured(s, a, b) || ++lc->nmiss > NAMES_LISTED)
+		return 0;
+	if (asprintf(&t, "%s%s%s", lc->names ?: "", lc->names ? ", " : "", name) < 0)
+		return -1;
+	free(lc->names);
+	lc->names = t;
+	return 0;
+}
+
+/*
+ * A grouped run (header pair_schedule "grouped", docs/netpair.md): every link
+ * inside a group of header.topology is due; across groups the links are
+ * sampled by design, so what is due there is the sample's coverage: each pair
+ * of groups met by one measured link at least, each host by one across.
+ */
+static int grouped_links(struct link_count *lc, const struct crit_state *s, const json_t *groups)
+{
+	size_t ng = json_array_size(groups), gi, gj, i, j;
+	const json_t *g, *h, *h2;
+	struct htab crossed = { 0 };
+	int rc = -1;
+
+	lc->grouped = 1;
+	json_array_foreach(groups, gi, g) {
+		const json_t *hs = json_object_get(g, "hosts");
+
+		json_array_foreach(hs, i, h)
+			for (j = i + 1; j < json_array_size(hs); j++)
+				if (json_is_string(h) && json_is_string(json_array_get(hs, j)) &&
+				    due_link(lc, s, json_string_value(h),
+					     json_string_value(json_array_get(hs, j))))
+					goto out;
+	}
+	for (gi = 0; gi < ng; gi++)
+		for (gj = gi + 1; gj < ng; gj++) {
+			const json_t *ha = json_object_get(json_array_get(groups, gi), "hosts");
+			const json_t *hb = json_object_get(json_array_get(groups, gj), "hosts");
+			long met = 0;
+
+			json_array_foreach(ha, i, h)
+				json_array_foreach(hb, j, h2) {
+					const char *a = json_string_value(h), *b = json_string_value(h2);
+
+					if (!a || !b)
+						continue;
+					lc->across++;
+					if (!measured(s, a, b))
+						continue;
+					met++;
+					lc->sampled++;
+					if (htab_put(&crossed, a, 1) || htab_put(&crossed, b, 1))
+						goto out;
+				}
+			lc->gpairs++;
+			if (!met && !lc->gpairs_bare++ && !lc->bare &&
+			    asprintf(&lc->bare, "no link measured between groups %s and %s",
+				     str(json_array_get(groups, gi), "name") ?: "?",
+				     str(json_array_get(groups, gj), "name") ?: "?") < 0)
+				lc->bare = NULL;
+		}
+	json_array_foreach(groups, gi, g)
+		json_array_foreach(json_object_get(g, "hosts"), i, h)
+			if (ng > 1 && json_is_string(h) && htab_get(&crossed, json_string_value(h)) < 0 &&
+			    !lc->hosts_bare++ && !lc->bare &&
+			    asprintf(&lc->bare, "no link measured from %s to another group",
+				     json_string_value(h)) < 0)
+				lc->bare = NULL;
+	rc = 0;
+out:
+	htab_free(&crossed);
+	return rc;
+}
+
+/*
+ * The links of each netpair run's header that are due, those not measured
+ * named: "3 of 6 links not measured: node0-node3, ..." (malloc'd), NULL when
+ * all were. Every pair of the header's hosts (N(N-1)/2) for the all-pairs
+ * tournament; for the grouped schedule, every pair inside a group, and
+ * across groups the sample's coverage (grouped_links). *sampled (malloc'd,
+ * NULL for no grouped run) says what was sampled by design, for the reason of
+ * a verdict that passes. A link missing is never a pass on the rest
+ * (docs/profiles.md).
+ */
+static char *links_missing(const struct eval *e, const struct crit_state *s, char **sampled)
+{
+	struct link_count lc = { 0 };
+	char *t = NULL, *cover = NULL;
+
+	*sampled = NULL;
 	if (s->c->scope != SC_LINK || !streq(s->c->probe, "netpair") || s->c->derived)
 		return NULL;
 	for (int k = 0; k < e->nin; k++) {
-		const json_t *hosts = json_object_get(e->in[k].header, "hosts");
+		const json_t *hdr = e->in[k].header, *hosts = json_object_get(hdr, "hosts");
+		const json_t *groups = json_object_get(json_object_get(hdr, "topology"), "groups");
 		size_t n = json_array_size(hosts);
 
 		if (!e->in[k].netpair)
 			continue;
+		if (streq(str(json_object_get(hdr, "pair_schedule"), "schedule"), "grouped") &&
+		    json_array_size(groups)) {
+			if (grouped_links(&lc, s, groups))
+				goto out;
+			continue;
+		}
 		for (size_t i = 0; i < n; i++)
 			for (size_t j = i + 1; j < n; j++) {
 				const char *a = str(json_array_get(hosts, i), "name");
 				const char *b = str(json_array_get(hosts, j), "name");
 
-				if (!a || !b)
-					continue;
-				snprintf(name, sizeof(name), "%s-%s", a, b);
-				snprintf(rev, sizeof(rev), "%s-%s", b, a);
-				if (htab_get(&due, name) >= 0 || htab_get(&due, rev) >= 0)
-					continue;
-				if (htab_put(&due, name, 1))
+				if (a && b && due_link(&lc, s, a, b))
 					goto out;
-				ndue++;
-				if (htab_get(&s->idx, name) >= 0 || htab_get(&s->idx, rev) >= 0)
-					continue;
-				if (++nmiss > NAMES_LISTED)
-					continue;
-				if (asprintf(&t, "%s%s%s", names ?: "", names ? ", " : "", name) < 0)
-					goto out;
-				free(names);
-				names = t;
 			}
 	}
-out:
-	htab_free(&due);
-	if (!nmiss) {
-		free(names);
-		return NULL;
+	if (lc.grouped && asprintf(sampled, "links across groups sampled by design: %ld of %ld measured, "
+				   "every pair of groups and every host covered", lc.sampled, lc.across) < 0)
+		*sampled = NULL;
+	if (lc.gpairs_bare || lc.hosts_bare) {
+		if (asprintf(&cover, "the sample across groups misses %ld of %ld group pairs and %ld host(s): %s",
+			     lc.gpairs_bare, lc.gpairs, lc.hosts_bare, lc.bare ?: "?") < 0)
+			cover = NULL;
 	}
-	if (asprintf(&t, "%ld of %ld links not measured: %s%s%.0ld%s", nmiss, ndue, names ?: "",
-		     nmiss > NAMES_LISTED ? " (and " : "", nmiss > NAMES_LISTED ? nmiss - NAMES_LISTED : 0,
-		     nmiss > NAMES_LISTED ? " more)" : "") < 0)
+	if (lc.nmiss && asprintf(&t, "%ld of %ld links%s not measured: %s%s%.0ld%s", lc.nmiss, lc.ndue,
+				 lc.grouped ? " (inside groups, or of an all-pairs run)" : "",
+				 lc.names ?: "", lc.nmiss > NAMES_LISTED ? " (and " : "",
+				 lc.nmiss > NAMES_LISTED ? lc.nmiss - NAMES_LISTED : 0,
+				 lc.nmiss > NAMES_LISTED ? " more)" : "") < 0)
 		t = NULL;
-	free(names);
+	t = join(t, cover);
+out:
+	free(cover);
+	htab_free(&lc.due);
+	free(lc.names);
+	free(lc.bare);
 	return t;
 }
 
@@ -1160,20 +1350,6 @@ static long el_norate(const struct elem *el)
 	return !el->nometric && el->norate;
 }
 
-/* "A; B": each part may be NULL or empty; malloc'd, NULL when both are */
-static char *join(char *a, const char *b)
-{
-	char *t;
-
-	if (!b || !*b)
-		return a;
-	if (!a)
-		return strdup(b);
-	if (asprintf(&t, "%s; %s", a, b) < 0)
-		return a;
-	free(a);
-	return t;
-}
 
 /*
  * Why some elements were not judged: measured without the metric, or, under
@@ -1294,7 +1470,7 @@ static void judge(struct eval *e, struct crit_state *s)
 	struct pt *vals = calloc(s->nel ? s->nel : 1, sizeof(*vals));
 	int *judged = calloc(s->nel ? s->nel : 1, sizeof(*judged));
 	int nfail = 0, njudged = 0, outl, worst = -1;
-	char *missing = NULL, *partial = NULL, *also = NULL, *odd = NULL, *t;
+	char *missing = NULL, *partial = NULL, *also = NULL, *odd = NULL, *t, *sampled = NULL;
 	/* what an element is, in the reason */
 	const char *what = c->derived == DERIVED_SCALING ? "node count" :
 			   c->derived && c->derived != DERIVED_SOAK ? "estimate" : rpt_scope_name(c->scope);
@@ -1357,7 +1533,7 @@ static void judge(struct eval *e, struct crit_state *s)
 		s->worst_pt = vals[worst];
 	outl = find_outliers(e, s, vals, judged);
 	missing = count_missing(e, s);
-	t = links_missing(e, s);
+	t = links_missing(e, s, &sampled);
 	missing = join(missing, t);
 	free(t);
 	partial = partial_reason(s, what);
@@ -1410,12 +1586,13 @@ static void judge(struct eval *e, struct crit_state *s)
 		if (outl)
 			snprintf(ol, sizeof(ol), ", %d outlier(s) %s their peers", outl, c->ge ? "below" : "above");
 		s->verdict = V_WARN;
-		set_reason(s, "%d of %d %s%s within the bound%s%s%s", njudged, njudged, what,
-			   njudged > 1 ? "s" : "", ol, odd ? "; " : "", odd ?: "");
+		set_reason(s, "%d of %d %s%s within the bound%s%s%s%s%s", njudged, njudged, what,
+			   njudged > 1 ? "s" : "", ol, odd ? "; " : "", odd ?: "",
+			   sampled ? "; " : "", sampled ?: "");
 	} else {
 		s->verdict = V_PASS;
-		set_reason(s, "%d of %d %s%s within the bound", njudged, njudged,
-			   what, njudged > 1 ? "s" : "");
+		set_reason(s, "%d of %d %s%s within the bound%s%s", njudged, njudged,
+			   what, njudged > 1 ? "s" : "", sampled ? "; " : "", sampled ?: "");
 	}
 	/* a value the model extrapolated far is a hint, not evidence (model.c) */
 	if (s->caveat && njudged && (s->verdict == V_PASS || s->verdict == V_FAIL)) {
@@ -1436,6 +1613,7 @@ static void judge(struct eval *e, struct crit_state *s)
 	}
 out:
 	free(missing);
+	free(sampled);
 	free(partial);
 	free(also);
 	free(odd);

@@ -365,14 +365,18 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	/* problems, worst first: failures, regressions, mismatches, then what could not be judged */
 	for (int i = 0; i < e->ncs; i++)
 		criterion_problems(&e->cs[i], V_FAIL, pr);
-	json_array_foreach(e->diagnoses, i, v)
+	json_array_foreach(e->diagnoses, i, v) {
+		const char *el = json_string_value(json_object_get(v, "element")) ?: "?";
+		/* a switch's element names its granularity itself: "switch uplink leaf2 (...)" */
+		int named = !strncmp(el, "switch uplink ", 14) || !strncmp(el, "between groups", 14);
+
 		if (listed(pr, i, json_array_size(e->diagnoses), "diagnoses"))
-			problem(pr, "%s diagnosis: %s %s %s%s%s", json_string_value(json_object_get(v, "probe")) ?: "",
-				json_string_value(json_object_get(v, "subject")),
-				json_string_value(json_object_get(v, "element")),
-				json_string_value(json_object_get(v, "verdict")),
+			problem(pr, "%s diagnosis: %s%s%s %s%s%s", json_string_value(json_object_get(v, "probe")) ?: "",
+				named ? "" : json_string_value(json_object_get(v, "subject")), named ? "" : " ",
+				el, json_string_value(json_object_get(v, "verdict")),
 				json_is_string(json_object_get(v, "evidence")) ? ": " : "",
 				json_string_value(json_object_get(v, "evidence")) ?: "");
+	}
 	json_array_foreach(hw, i, v)
 		problem(pr, "FAIL hardware: %s '%s' on %s%s, the profile expects %s",
 			json_string_value(json_object_get(v, "key")), json_string_value(json_object_get(v, "found")),
