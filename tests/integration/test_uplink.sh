@@ -85,11 +85,11 @@ if up --degrade-uplink leaf0=20mbit; then
 			and .links_inside == 1 and .links_across >= 2' "$f"
 	out=$("$REPORT" -q -p "$T_ROOT/profiles/emu-1g.ini" -o "$T_TMP/report" "$f" 2>&1)
 	if grep -q 'switch uplink leaf0 (nodes node0–node1) bad: [0-9.e+-]* Gb/s across, [0-9.e+-]* inside' \
-		"$T_TMP/report/summary.md" 2>/dev/null; then
+		"$T_TMP/report/report.md" 2>/dev/null; then
 		t_pass "ccreport: 'switch uplink leaf0 (nodes node0–node1) bad: ... Gb/s across, ... inside'"
 	else
 		t_fail "ccreport names the uplink: $out"
-		grep -i uplink "$T_TMP/report/summary.md" | sed 's/^/  /'
+		grep -i uplink "$T_TMP/report/report.md" | sed 's/^/  /'
 	fi
 	t_check "ccreport records the diagnosis at the granularity of a leaf uplink" \
 		jq -e '[.diagnoses[] | select(.granularity == "leaf uplink")] | length == 1' \
