@@ -7,7 +7,9 @@
 #     healthy, every pair crossing it slow): no node, no link of its own; ccreport says
 #     "switch uplink leaf0 (nodes node0–node1): ... Gb/s across, ... inside" and its drain
 #     list is empty; isolate names the same uplink.
-#  2. node4 at 20mbit under a healthy leaf: the node is named (and drained), no uplink.
+#  2. node4 at 20mbit under a healthy leaf: the node is named (and drained), no uplink;
+#     with the NVML test double's fabric info, --topology nvlink groups the hosts by
+#     NVLink domain.
 # No speed is asserted; the faults are fifty times slower than a healthy link, so they
 # hold under a CPU hog too. Needs root (network namespaces); ~1 minute.
 source "$(dirname "$0")/../lib.sh"
@@ -128,6 +130,24 @@ if up --degrade node4=20mbit; then
 		t_pass "the drain list drains node4 alone"
 	else
 		t_fail "the drain list for node4: $drain"
+	fi
+	# NVLink domains as the groups (NVML's fabric info, from the test double): two
+	# cliques of three hosts, read on every host; isolate groups by them
+	if t_fakecuda_built; then
+		f=$T_TMP/nvl.jsonl
+		"$EMU" mpirun --mca odls_base_sigkill_timeout 0 -np 6 "${T_FAKECUDA[@]}" \
+			-x CCDIAG_FAKECUDA_GPUS=1 -x CCDIAG_FAKECUDA_FABRIC=node0=1,node1=1,node2=1,node3=2,node4=2,node5=2 \
+			"$PROBE" -q -o "$f" isolate --topology nvlink --iso-size 256K --iso-time 0.2 >"$f.log" 2>&1
+		RC=$?
+		if [ "$RC" -eq 1 ] && [ "$(blamed "$f")" = "node:node4" ] &&
+			jq -es 'map(select(.type == "run"))[0].topology | (.source | startswith("nvlink")) and
+				(.groups | map(.hosts) == [["node0","node1","node2"],["node3","node4","node5"]]) and
+				(.groups[1].name | endswith("/2"))' "$f" >/dev/null; then
+			t_pass "--topology nvlink: a group per NVLink domain (NVML fabric info on every host), node4 still named"
+		else
+			t_fail "--topology nvlink: rc=$RC blamed='$(blamed "$f")'"
+			tail -n 5 "$f.log" | sed 's/^/  /'
+		fi
 	fi
 fi
 
