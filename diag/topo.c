@@ -56,7 +56,7 @@ static char *to_temp(const char *text)
 static int from_slurm(struct diag_topo *t)
 {
 	char *argv[] = { "scontrol", "show", "topology", NULL }, *out = NULL, *conf, *slash;
-	int rc = spawn_capture(argv, &out, NULL, 30);
+	int rc = spawn_capture(argv, &out, NULL, 20);
 
 	if (rc == 0 && out && strstr(out, "Name=") && strstr(out, "Nodes=")) {
 		t->text = out;

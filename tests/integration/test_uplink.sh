@@ -55,6 +55,17 @@ blamed() {
 evidence() {
 	tail -n 8 "$1.log" | sed 's/^/  /'
 	jq -c 'select(.type == "diagnosis" and .subject != "link")' "$1" | sed 's/^/  /'
+	jq -c 'select(.type == "measurement" and .name == "isolate") | [.round, .role, .nodes, .ratio, .pass]' \
+		"$1" | sed 's/^/  /'
+}
+# expect FILE WANT DESC: the run exited 1 (a fault named) and blamed exactly WANT
+expect() {
+	if [ "$RC" -eq 1 ] && [ "$(blamed "$1")" = "$2" ]; then
+		t_pass "$3"
+	else
+		t_fail "$3: rc=$RC blamed='$(blamed "$1")'"
+		evidence "$1"
+	fi
 }
 up() {
 	"$EMU" up 6 --rate 1gbit --leaves 3 "$@" >"$T_TMP/up.log" 2>&1 || { cat "$T_TMP/up.log"; return 1; }
@@ -66,12 +77,7 @@ if up --degrade-uplink leaf0=20mbit; then
 		grep -qx 'node5 leaf2 spine' "$TOPO"
 	f=$T_TMP/uplink.jsonl
 	netpair "$f"
-	if [ "$RC" -eq 1 ] && [ "$(blamed "$f")" = "uplink:leaf0:bad" ]; then
-		t_pass "leaf0's uplink at 20mbit: netpair blames the uplink of leaf0, no node, no link"
-	else
-		t_fail "leaf0's uplink at 20mbit: rc=$RC blamed='$(blamed "$f")'"
-		evidence "$f"
-	fi
+	expect "$f" "uplink:leaf0:bad" "leaf0's uplink at 20mbit: netpair blames the uplink of leaf0, no node, no link"
 	t_check "the header records the topology and the grouped schedule" \
 		jq -es 'map(select(.type == "run"))[0] | (.topology.source | startswith("plain "))
 			and (.topology.groups | map(.name) == ["leaf0", "leaf1", "leaf2"])
@@ -104,25 +110,14 @@ if up --degrade-uplink leaf0=20mbit; then
 	fi
 	f=$T_TMP/uplink-iso.jsonl
 	isolate "$f"
-	if [ "$RC" -eq 1 ] && [ "$(blamed "$f")" = "uplink:leaf0:bad" ]; then
-		t_pass "isolate on the same fabric: the uplink of leaf0, no node"
-	else
-		t_fail "isolate: rc=$RC blamed='$(blamed "$f")'"
-		jq -c 'select(.type == "measurement" and .name == "isolate") | [.round, .role, .nodes, .ratio, .pass]' \
-			"$f" | sed 's/^/  /'
-	fi
+	expect "$f" "uplink:leaf0:bad" "isolate on the same fabric: the uplink of leaf0, no node"
 fi
 
 # --- 2. a slow node under a healthy leaf
 if up --degrade node4=20mbit; then
 	f=$T_TMP/node.jsonl
 	netpair "$f"
-	if [ "$RC" -eq 1 ] && [ "$(blamed "$f")" = "node:node4" ]; then
-		t_pass "node4 at 20mbit under leaf2: the node is named, no uplink"
-	else
-		t_fail "node4 at 20mbit: rc=$RC blamed='$(blamed "$f")'"
-		evidence "$f"
-	fi
+	expect "$f" "node:node4" "node4 at 20mbit under leaf2: the node is named, no uplink"
 	"$REPORT" -q -p "$T_ROOT/profiles/emu-1g.ini" -o "$T_TMP/report2" "$f" >/dev/null 2>&1
 	drain=$("$DIAG" drain-list "$T_TMP/report2" 2>&1)
 	if printf '%s\n' "$drain" | grep -q '^NodeName=node4 State=DRAIN' &&
@@ -139,15 +134,11 @@ if up --degrade node4=20mbit; then
 			-x CCDIAG_FAKECUDA_GPUS=1 -x CCDIAG_FAKECUDA_FABRIC=node0=1,node1=1,node2=1,node3=2,node4=2,node5=2 \
 			"$PROBE" -q -o "$f" isolate --topology nvlink --iso-size 256K --iso-time 0.2 >"$f.log" 2>&1
 		RC=$?
-		if [ "$RC" -eq 1 ] && [ "$(blamed "$f")" = "node:node4" ] &&
+		expect "$f" "node:node4" "--topology nvlink (NVML's fabric info on every host): node4 named"
+		t_check "--topology nvlink: a group per NVLink domain in the header" \
 			jq -es 'map(select(.type == "run"))[0].topology | (.source | startswith("nvlink")) and
 				(.groups | map(.hosts) == [["node0","node1","node2"],["node3","node4","node5"]]) and
-				(.groups[1].name | endswith("/2"))' "$f" >/dev/null; then
-			t_pass "--topology nvlink: a group per NVLink domain (NVML fabric info on every host), node4 still named"
-		else
-			t_fail "--topology nvlink: rc=$RC blamed='$(blamed "$f")'"
-			tail -n 5 "$f.log" | sed 's/^/  /'
-		fi
+				(.groups[1].name | endswith("/2"))' "$f"
 	fi
 fi
 
