@@ -182,6 +182,9 @@ $(B)/tests/fuzz_report_%: tests/fuzz/fuzz_report_%.c tests/fuzz/driver.c $(B)/li
 	@mkdir -p $(dir $@)
 	$(RCC) -D_GNU_SOURCE $(CFLAGS) -o $@ $< tests/fuzz/driver.c $(B)/libccreport.a $(RLDLIBS)
 
+# test_ib_verbs defines the CUDA driver's dmabuf export, which the probe finds in the process
+$(B)/tests/test_ib_verbs: LDLIBS += -rdynamic
+
 $(B)/tests/%: tests/unit/%.c $(B)/libccprobe.a $(B)/features.txt
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(B)/libccprobe.a -lcmocka $(LDLIBS)

@@ -157,6 +157,19 @@ void plan_args(const struct plan *pl, int k, int level, struct strv *out)
 		strv_insert(&a, 0, "--pair-concurrency");
 		strv_insert(&a, 1, buf);
 	}
+	/*
+	 * netpair's reference rate: the profile's NIC rate (the fabric's), not
+	 * what the node's default route or UCX's devices say (an HGX node's
+	 * management Ethernet); the emulated cluster states each host's shaped
+	 * rate itself (CCDIAG_LINK_RATE_MBIT). No nic_rate: ccprobe finds the
+	 * rate of MPI's interface, or leaves it unknown (criterion incomplete).
+	 */
+	if (pl->in->launch != PLAN_EMULATED && pl->in->prof->nic_rate_gbps > 0 &&
+	    strv_find(&ph->names, "netpair") >= 0) {
+		snprintf(buf, sizeof(buf), "%.15g", pl->in->prof->nic_rate_gbps * 1000);
+		strv_insert(&a, 0, "--pair-link-rate");
+		strv_insert(&a, 1, buf);
+	}
 	if (pl->in->extra)
 		strv_addv(out, pl->in->extra);
 	strv_addv(out, &a);

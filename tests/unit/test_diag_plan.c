@@ -227,7 +227,8 @@ static void test_gpu_plan(void **state)
 	near(pl.ph[0].est[0], 23.0);         /* 20 + 3.02 */
 	assert_string_equal(pl.ph[1].name, "pairs");
 	assert_int_equal(pl.ph[1].rpn, 4);   /* ib: one rank per NIC */
-	assert_string_equal(args(1, 0), "ib netpair");
+	/* netpair judged against the profile's NIC rate (issue 31, D6), Mb/s */
+	assert_string_equal(args(1, 0), "--pair-link-rate 400000 ib netpair");
 	/* nccl where the nodes have GPUs; --scale for the single-node criterion of a 2-node job */
 	assert_string_equal(pl.ph[2].name, "collectives-nccl");
 	assert_int_equal(pl.ph[2].rpn, 8);
@@ -241,6 +242,46 @@ static void test_gpu_plan(void **state)
 	in.nodes = 1;
 	assert_int_equal(make(), 0);
 	assert_string_equal(args(2, 0), "--time-per-size 2 -B nccl -b 8 -e 8G all_reduce");
+	done();
+}
+
+/*
+ * Issue 31, D6: netpair's reference rate on a real cluster is the profile's
+ * NIC rate, passed on the pairs phase (and a soak of netpair), at every
+ * shrink level, through srun as through mpirun; a profile without nic_rate
+ * passes none (ccprobe finds MPI's interface or leaves the rate unknown),
+ * and the emulated cluster states its own shaped rates.
+ */
+static void test_netpair_rate(void **state)
+{
+	(void)state;
+	load(GPU SOAK_NP);
+	in.launch = PLAN_SRUN;
+	in.nodes = 4;
+	in.soak_s = 60;
+	assert_int_equal(make(), 0);
+	assert_string_equal(pl.ph[1].name, "pairs");
+	for (int l = 0; l < pl.nlevels; l++)
+		assert_non_null(strstr(args(1, l), "--pair-link-rate 400000 "));
+	assert_string_equal(pl.ph[pl.nph - 1].name, "soak");
+	assert_non_null(strstr(args(pl.nph - 1, 0), "--pair-link-rate 400000 "));
+	/* phases without netpair: none */
+	assert_null(strstr(args(0, 0), "--pair-link-rate"));
+	assert_null(strstr(args(2, 0), "--pair-link-rate"));
+	done();
+	/* no nic_rate in the profile: not passed */
+	load("[profile]\nname = n\n[hardware]\ngpus_per_node = 0\n"
+	     "[criterion np]\nprobe = netpair\ntest = bw_uni\nmetric = bw_Gbps\nscope = link\n"
+	     "bound = >= 0.85 of rate\n");
+	in.launch = PLAN_MPIRUN;
+	in.nodes = 2;
+	assert_int_equal(make(), 0);
+	assert_string_equal(args(0, 0), "netpair");
+	done();
+	/* emulated: the hosts' shaped rates, not the profile's */
+	load(GPU);
+	assert_int_equal(make(), 0);
+	assert_null(strstr(args(1, 0), "--pair-link-rate"));
 	done();
 }
 
@@ -506,6 +547,7 @@ int main(void)
 		cmocka_unit_test(test_emulated_plan),
 		cmocka_unit_test(test_storage_dir_one_argument),
 		cmocka_unit_test(test_gpu_plan),
+		cmocka_unit_test(test_netpair_rate),
 		cmocka_unit_test(test_sizes_and_backends),
 		cmocka_unit_test(test_unrunnable),
 		cmocka_unit_test(test_budget_and_shrink),
