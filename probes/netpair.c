@@ -1211,6 +1211,7 @@ static int netpair_run(struct cc_run *run)
 		}
 		c.diag = &d;
 		d.sampled = c.grouped;
+		d.group = c.groups->given ? c.groups->group_of : NULL;
 		if (c.groups->given && c.groups->ngroups >= 2 &&
 		    !(c.up = calloc((size_t)c.groups->ngroups, sizeof(*c.up)))) {
 			log_error("netpair: out of memory for %d groups", c.groups->ngroups);

@@ -105,6 +105,9 @@ struct np_diag {
 	int sampled;             /* set before np_diagnose: only the measured links are due
 				  * (the grouped schedule); else an unmeasured link is suspect */
 	int bad_uplinks, ambiguous_uplinks;  /* np_uplinks */
+	const int *group;        /* set before np_diagnose, or NULL: each node's group (a
+				  * topology's leaves); a suspect with no good link is then
+				  * retested inside its group first */
 	const char *note;        /* why the verdict is weaker than usual, or NULL */
 };
 

@@ -332,9 +332,30 @@ static int plan_partners(struct np_diag *d, struct pairlist *pl)
 		for (int p = 0; p < n; p++)
 			if (p != x && partner_class(d, x, p) == 1)
 				want = 1;
+		/*
+		 * No good link at all, and a topology: first a partner under the same
+		 * leaf, known-good or not. A pair that passes clears both ends, so it
+		 * can only help; it tells a node whose one link inside its leaf read
+		 * slow by a busy moment, and whose links across are slow because of
+		 * the leaf's uplink, from a slow node (pass 1 of test_uplink.sh once
+		 * named both hosts of a leaf of two bad that way).
+		 */
+		if (want == 2 && d->group && !nd->npartners)
+			for (int p = 0; p < n; p++)
+				if (p != x && d->group[p] == d->group[x]) {
+					if (pairlist_add(pl, x, p) < 0) {
+						rc = -1;
+						goto out;
+					}
+					load[p]++;
+					load[x]++;
+					nd->partner[nd->npartners++] = p;
+					break;
+				}
 		/* pairs already planned (another node chose x) count first */
 		for (int p = 0; p < n && nd->npartners < d->opt.partners; p++)
-			if (p != x && partner_class(d, x, p) == want && pairlist_find(pl, x, p) >= 0)
+			if (p != x && partner_class(d, x, p) == want && pairlist_find(pl, x, p) >= 0 &&
+			    !(nd->npartners && nd->partner[0] == p))
 				nd->partner[nd->npartners++] = p;
 		while (nd->npartners < d->opt.partners) {
 			int best = -1;

@@ -739,6 +739,27 @@ static void inputs(FILE *f, const struct markup *m, const json_t *s)
 		fputs(m->tr_close, f);
 	}
 	fputs(m->table_close, f);
+	/* the groups each run planned by, and its pair schedule (docs/netpair.md) */
+	json_array_foreach(j_arr(s, "inputs"), i, in) {
+		const json_t *t = json_object_get(in, "topology");
+		const char *sched = json_string_value(json_object_get(t, "pair_schedule"));
+
+		if (!t)
+			continue;
+		m->p_open(f, "note");
+		if (*j_str(t, "error"))
+			E(f, m, "Topology of %s: none, %s.", j_str(in, "path"), j_str(t, "error"));
+		else
+			E(f, m, "Topology of %s: %s, %lld group(s)%s%s%s%s.", j_str(in, "path"),
+			  j_str(t, "source"), (long long)json_integer_value(json_object_get(t, "groups")),
+			  sched ? "; node pairs: " : "", sched ?: "", sched ? " schedule, " : "",
+			  sched ? j_str(t, "why") : "");
+		if (sched && !strcmp(sched, "grouped"))
+			E(f, m, " %lld round(s) inside groups (every pair), %lld across (sampled).",
+			  (long long)json_integer_value(json_object_get(t, "rounds_inside")),
+			  (long long)json_integer_value(json_object_get(t, "rounds_across")));
+		fputs(m->p_close, f);
+	}
 	/* evidence another tool wrote, converted by ccreport (docs/import.md) */
 	json_array_foreach(j_arr(s, "inputs"), i, in) {
 		const json_t *imp = json_object_get(in, "imported");

@@ -119,6 +119,18 @@ static json_t *input_json(const struct input_info *in)
 		      "records", (json_int_t)in->records, "end", in->end, "hosts", hosts, "ranks",
 		      json_integer_value(json_object_get(in->header, "world_size")),
 		      "features", json_object_get(in->header, "features"));
+	/* the groups the run planned by, and how its node pairs were played (docs/netpair.md) */
+	if (j && json_is_object(json_object_get(in->header, "topology"))) {
+		const json_t *t = json_object_get(in->header, "topology");
+		const json_t *ps = json_object_get(in->header, "pair_schedule");
+
+		json_object_set_new(j, "topology", json_pack("{s:O?, s:O?, s:i, s:O?, s:O?, s:O?, s:O?}",
+			"source", json_object_get(t, "source"), "error", json_object_get(t, "error"),
+			"groups", (int)json_array_size(json_object_get(t, "groups")),
+			"pair_schedule", json_object_get(ps, "schedule"), "why", json_object_get(ps, "why"),
+			"rounds_inside", json_object_get(ps, "rounds_inside"),
+			"rounds_across", json_object_get(ps, "rounds_across")));
+	}
 	/* evidence another tool wrote (docs/import.md): which tool and version */
 	if (j && json_is_object(imp))
 		json_object_set_new(j, "imported", json_pack("{s:O?, s:O?}", "tool", json_object_get(imp, "tool"),

@@ -528,7 +528,8 @@ static void test_confirm_tries(void **state)
  * (pairs inside groups of k, a sampled matrix across them) and d->sampled
  * says the others are not due. group_of gets i / k.
  */
-static void diagnose_grouped(struct np_diag *d, struct truth *t, int k, int *group_of)
+static void diagnose_grouped_as(struct np_diag *d, struct truth *t, int k, int *group_of,
+				int groups_known)
 {
 	int *pairs, *round_of, np, within;
 
@@ -538,6 +539,7 @@ static void diagnose_grouped(struct np_diag *d, struct truth *t, int k, int *gro
 				     &within) > 0);
 	assert_int_equal(np_diag_init(d, t->n, &defaults), 0);
 	d->sampled = 1;
+	d->group = groups_known ? group_of : NULL;
 	for (int i = 0; i < np; i++) {
 		struct np_meas m = draw(t, pairs[2 * i], pairs[2 * i + 1], 0, 1.0);
 
@@ -546,6 +548,12 @@ static void diagnose_grouped(struct np_diag *d, struct truth *t, int k, int *gro
 	assert_int_equal(np_diagnose(d, measure, t), 0);
 	free(pairs);
 	free(round_of);
+}
+
+/* the same with the groups known to the diagnosis (a topology's leaves) */
+static void diagnose_grouped(struct np_diag *d, struct truth *t, int k, int *group_of)
+{
+	diagnose_grouped_as(d, t, k, group_of, 1);
 }
 
 /* links crossing group g's uplink run at f (both directions), the rest healthy */
@@ -650,6 +658,41 @@ static void test_uplink_fault(void **state)
 		}
 }
 
+/*
+ * Leaves of two hosts under a slow uplink, and the one link inside leaf 0 slow
+ * in pass 1 by a busy moment (0.4 of the rate, full rate on its retests): its
+ * two nodes have no good link. Retested inside their leaf first (d->group),
+ * they are cleared and the uplink named; without the groups they were both
+ * named bad (pass 1 of test_uplink.sh once, beside other builds).
+ */
+static void test_uplink_noisy_inside(void **state)
+{
+	int group_of[MAXN];
+	(void)state;
+	for (int groups_known = 0; groups_known <= 1; groups_known++)
+		for (int seed = 1; seed <= 10; seed++) {
+			struct truth t;
+			struct np_diag d;
+			struct np_uplink up[3];
+
+			truth_init(&t, 6, 0.05, (uint64_t)seed);
+			slow_uplink(&t, 2, 0, 0.03);
+			slow_link(&t, 0, 1, 0.4);
+			t.retest_link[0][1] = t.retest_link[1][0] = 1.0;
+			diagnose_grouped_as(&d, &t, 2, group_of, groups_known);
+			if (!groups_known) {
+				assert_int_equal(d.bad_nodes, 2);   /* what it did before */
+				np_diag_free(&d);
+				continue;
+			}
+			assert_int_equal(d.bad_nodes + d.ambiguous_nodes, 0);
+			assert_int_equal(np_uplinks(&d, group_of, 3, up), 1);
+			assert_int_equal(up[0].verdict, NP_BAD);
+			assert_int_equal(np_diag_link(&d, 0, 1)->verdict, NP_TRANSIENT);
+			np_diag_free(&d);
+		}
+}
+
 /* Two groups: the slow path between them cannot be put on either uplink: both ambiguous. */
 static void test_uplink_two_groups(void **state)
 {
@@ -715,6 +758,7 @@ int main(void)
 		cmocka_unit_test(test_bad_init),
 		cmocka_unit_test(test_grouped_sampled),
 		cmocka_unit_test(test_uplink_fault),
+		cmocka_unit_test(test_uplink_noisy_inside),
 		cmocka_unit_test(test_uplink_two_groups),
 		cmocka_unit_test(test_uplink_slow_node),
 	};
