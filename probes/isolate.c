@@ -241,7 +241,7 @@ static int isolate_run(struct cc_run *run)
 	const struct job_groups *g;
 	struct iso_plan p;
 	struct iso_round r;
-	int ngroups = 0, k, rc = CC_EXIT_OK, *second = NULL;
+	int ngroups = 0, k, rc = CC_EXIT_OK, *second = NULL, uplinks = 0;
 	char err[300];
 	json_t *bad, *rec;
 
@@ -345,6 +345,7 @@ static int isolate_run(struct cc_run *run)
 
 		if (p.ustate[g] != ISO_UP_BAD && p.ustate[g] != ISO_UP_AMBIGUOUS)
 			continue;
+		uplinks++;
 		hosts = json_array();
 		for (int x = 0; x < mpi->nnodes; x++)
 			if (c.group_of[x] == g)
@@ -359,7 +360,8 @@ static int isolate_run(struct cc_run *run)
 		json_object_set_new(rec, "evidence", json_pack("{s:s}", "summary", text));
 		run_record(run, "diagnosis", rec);
 	}
-	if (p.cross == 1) {
+	/* the fault between groups, when the uplink search could not put it on a leaf */
+	if (p.cross == 1 && !uplinks) {
 		rec = diag("between_groups", "bad");
 		json_object_set_new(rec, "evidence", json_pack("{s:s}", "summary",
 			"each group passed alone; one host of each together failed: a spine or a leaf uplink"));
