@@ -1079,6 +1079,7 @@ struct link_count {
 	long hosts_bare;         /* hosts of 2 groups or more with no link measured across */
 	char *bare;              /* the first group pair or host not covered */
 	int grouped;             /* an input ran the grouped schedule */
+	int full;                /* an input ran every pair */
 };
 
 static int measured(const struct crit_state *s, const char *a, const char *b)
@@ -1208,6 +1209,7 @@ static char *links_missing(const struct eval *e, const struct crit_state *s, cha
 				goto out;
 			continue;
 		}
+		lc.full = 1;
 		for (size_t i = 0; i < n; i++)
 			for (size_t j = i + 1; j < n; j++) {
 				const char *a = str(json_array_get(hosts, i), "name");
@@ -1226,7 +1228,8 @@ static char *links_missing(const struct eval *e, const struct crit_state *s, cha
 			cover = NULL;
 	}
 	if (lc.nmiss && asprintf(&t, "%ld of %ld links%s not measured: %s%s%.0ld%s", lc.nmiss, lc.ndue,
-				 lc.grouped ? " (inside groups, or of an all-pairs run)" : "",
+				 !lc.grouped ? "" : lc.full ? " (inside groups, or of an all-pairs run)" :
+				 " inside groups",
 				 lc.names ?: "", lc.nmiss > NAMES_LISTED ? " (and " : "",
 				 lc.nmiss > NAMES_LISTED ? lc.nmiss - NAMES_LISTED : 0,
 				 lc.nmiss > NAMES_LISTED ? " more)" : "") < 0)

@@ -125,6 +125,15 @@ t_check "degraded emulated run against a healthy one: node2's links and the all_
 		(.baseline.regressions | map(select(.criterion == "busbw curve")) | length > 3)' "$s/emu-regression.json"
 t_check "the same run against a baseline of itself regresses nothing" \
 	jq -e '.baseline.compared > 100 and (.baseline.regressions | length == 0)' "$s/no-regression.json"
+t_check "a grouped netpair run (docs/netpair.md): the links across groups sampled by design, said in the pass" \
+	jq -e '.criteria[] | select(.id == "netpair_bw") | .verdict == "pass" and
+		(.reason | test("links across groups sampled by design: 2 of 4 measured, every pair of groups and every host covered"))' \
+	"$s/netpair-grouped.json"
+t_check "a grouped run missing a link inside a group and a host's link across: incomplete, each named" \
+	jq -e '.criteria[] | select(.id == "netpair_bw") | .verdict == "incomplete" and
+		(.reason | test("1 of 2 links inside groups not measured: node0-node1")) and
+		(.reason | test("misses 0 of 1 group pairs and 2 host\\(s\\): no link measured from node1 to another group"))' \
+	"$s/netpair-grouped-missing.json"
 t_check "the degraded emulated node is named in every failing link" \
 	jq -e '[.criteria[] | select(.id == "netpair_bw") | .failures[].element] | length == 3 and
 		all(test("node2"))' "$s/emu-degraded.json"
