@@ -689,7 +689,7 @@ static json_t *diag_record(const char *subject, const char *verdict)
 }
 
 /*
- * "switch uplink leaf2 (node8-node11)": a group's hosts as a range when they
+ * "switch uplink leaf2 (node8–node11)": a group's hosts as a range when they
  * are one prefix with consecutive numbers in order, else listed (at most 4).
  */
 static void hosts_text(struct np_ctx *c, int g, char *out, size_t len)
@@ -721,7 +721,7 @@ static void hosts_text(struct np_ctx *c, int g, char *out, size_t len)
 		count++;
 	}
 	if (count > 1 && range) {
-		snprintf(out, len, "%s-%s", hosts[first], hosts[last]);
+		snprintf(out, len, "%s\u2013%s", hosts[first], hosts[last]);
 		return;
 	}
 	out[0] = '\0';
