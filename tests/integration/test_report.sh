@@ -134,6 +134,14 @@ t_check "a grouped run missing a link inside a group and a host's link across: i
 		(.reason | test("1 of 2 links inside groups not measured: node0-node1")) and
 		(.reason | test("misses 0 of 1 group pairs and 2 host\\(s\\): no link measured from node1 to another group"))' \
 	"$s/netpair-grouped-missing.json"
+t_check "a slow leaf uplink (emulated, leaf0 at 20mbit): named at its granularity with the figures across and inside, no node" \
+	jq -e '(.diagnoses | length == 1 and .[0].granularity == "leaf uplink" and
+			.[0].element == "switch uplink leaf0 (nodes node0\u2013node1)") and
+		any(.problems[]; test("^netpair diagnosis: switch uplink leaf0 \\(nodes node0\u2013node1\\) bad: [0-9.]+ Gb/s across, [0-9.]+ inside$"))' \
+	"$s/netpair-uplink.json"
+t_check "a slow node under a healthy leaf (emulated, grouped schedule): the node alone" \
+	jq -e '.diagnoses | length == 1 and .[0].granularity == "node" and .[0].element == "node4"' \
+	"$s/netpair-grouped-node.json"
 t_check "the degraded emulated node is named in every failing link" \
 	jq -e '[.criteria[] | select(.id == "netpair_bw") | .failures[].element] | length == 3 and
 		all(test("node2"))' "$s/emu-degraded.json"
