@@ -165,7 +165,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 		case 'N': a->needs = 1; break;
 		case 'w': a->workload[a->nworkload++] = optarg; break;
 		case 'h': usage(stdout); exit(0);
-		case 'V': printf("ccreport %s\n", RPT_VERSION); exit(0);
+		case 'V': printf("ccreport %s (git %s)\n", RPT_VERSION, ccdiag_commit); exit(0);
 		case 't':
 		case 'O':
 			if (parse_pct(optarg, c == 't' ? &a->tolerance : &a->outlier_tol)) {

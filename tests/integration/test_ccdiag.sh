@@ -242,6 +242,11 @@ rc=$?
 t_check "failed launch: the pairs phase is recorded as not run, with the reason" \
 	jq -e -s '.[0].tool == "ccdiag" and .[-1].type == "end" and .[-1].status == "not_run" and
 		(.[-1].reason | test("launch failed")) and any(.[]; .type == "skip" and .name == "netpair")' "$out/phase-1-pairs.jsonl"
+read -r _ dv dc <<<"$("$D" --version | tr -d '()' | sed 's/ git / /')"
+t_check "failed launch: ccdiag's header carries ccdiag --version's version and commit ($dv, $dc), as ccprobe's does" \
+	jq -e -s --arg v "$dv" --arg c "$dc" '[.[] | select(.type == "run")] | length == 2 and
+		all(.version == $v and .commit == $c) and (map(.tool) | sort) == ["ccdiag", "ccprobe"]' \
+	"$out/phase-1-pairs.jsonl" "$out/phase-2-collectives-mpi.jsonl"
 t_check "failed launch: the collectives phase still ran to its end" \
 	jq -e -s '.[-1].type == "end" and .[-1].status == "complete"' "$out/phase-2-collectives-mpi.jsonl"
 t_check "failed launch: exit 4 (incomplete, from ccreport), never pass" \

@@ -6,7 +6,7 @@
 #    (verdicts, per-criterion worst value and failing elements, problems,
 #    diagnoses). Most cases: a new summary field leaves them alone.
 #  - `expected.json`: the whole summary.json without the volatile fields
-#    (generated_utc, profile.path, version). Only the few contract cases that
+#    (generated_utc, profile.path, version, commit). Only the few contract cases that
 #    pin the summary's shape for its readers (renderers, scripts).
 #  - `stderr`: the one line an input error must give (exit 2).
 # Profiles named in `args` are the test-owned copies in tests/report/profiles
@@ -22,7 +22,7 @@ source "$(dirname "$0")/../lib.sh"
 CCREPORT=$(realpath "${CCREPORT:-$T_ROOT/build/ccreport}")
 CASES=$T_ROOT/tests/report/cases
 GEN=${GEN:-$T_ROOT/build/tests/gen_results}
-STRIP='del(.generated_utc, .profile.path, .version)'
+STRIP='del(.generated_utc, .profile.path, .version, .commit)'
 PROJECTION=$T_ROOT/tests/report/projection.jq
 export CCREPORT_PROFILES=$T_ROOT/tests/report/profiles
 export SOURCE_DATE_EPOCH=1796018400     # 2026-11-30T06:00:00Z: fixed generated_utc
