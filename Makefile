@@ -106,7 +106,7 @@ RPT_SRC  := $(filter-out report/main.c,$(wildcard report/*.c render/*.c fmt/*.c)
 RPT_OBJ  := $(RPT_SRC:%.c=$(B)/robj/%.o)
 # ccdiag (diag/): plain C beside ccreport, whose profile reader it uses; no MPI, CUDA,
 # NCCL or verbs. It asks ccprobe for the registry's plan entries (ccprobe --plan).
-DIAG_SRC := $(filter-out diag/main.c,$(wildcard diag/*.c))
+DIAG_SRC := $(filter-out diag/main.c,$(wildcard diag/*.c)) core/spawn.c
 DIAG_OBJ := $(DIAG_SRC:%.c=$(B)/robj/%.o)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)

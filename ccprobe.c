@@ -239,6 +239,8 @@ static json_t *header_record(const struct cc_options *o, const struct mpictx *mp
 		if (p && p->header)
 			p->header(o, mpi, rec);
 	}
+	if (o->nonce)
+		json_object_set_new(rec, "nonce", json_string(o->nonce));
 	if (o->soak_s > 0) {
 		json_t *opt = json_object_get(rec, "options");
 

@@ -3,7 +3,7 @@
  * against the job's hosts, shown in the plan, placed in the results folder.
  */
 #include "topo.h"
-#include "spawn.h"
+#include "../core/spawn.h"
 #include "../core/topology.h"
 
 #include <errno.h>

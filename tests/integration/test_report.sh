@@ -100,7 +100,8 @@ t_check "every incomplete criterion's reason ends with its fix (the command that
 	jq -e '[.criteria[] | select(.verdict == "incomplete") | .reason] | length > 10 and
 		all(test("; fix: .*(`ccprobe [^`]+`|CCDIAG_LINK_RATE_MBIT|`ccreport import )") or test("--workload checkpoint_every")) and
 		(map(select(test("gpuhealth") and (test("dcgm_diag") | not))) | all(endswith("fix: run `ccprobe gpuhealth`"))) and
-		(map(select(test("dcgm_diag"))) | length > 0 and all(test("fix: import the output of `dcgmi diag -r 3 -j`"))) and
+		(map(select(test("dcgm_diag"))) | length > 0 and
+		 all(test("fix: run `ccprobe dcgm --dcgm-level 3` .* or import the output of `dcgmi diag -r 3 -j`"))) and
 		(map(select(test("^no measurement of storage"))) | all(test("--storage 1` on the emulated cluster")))' \
 	"$s/shipped-h100-pass.json"
 t_check "a skipped probe makes its required criteria incomplete, never pass" \
@@ -108,6 +109,18 @@ t_check "a skipped probe makes its required criteria incomplete, never pass" \
 	"$s/incomplete-skip.json"
 t_check "a run without its end record is incomplete" \
 	jq -e '.verdict == "incomplete" and .inputs[0].end == "missing"' "$s/incomplete-noend.json"
+# a netpair diagnosis naming every node bad (ccprobe before 2026-12-04, on a busy machine) is a
+# measurement that failed: its nodes are inconclusive and none is drained; an inconclusive node
+# or link (a slow one within the run's noise) is named with its figures and reason, never drained
+t_check "every node diagnosed bad: all four inconclusive, said so, the drain list empty" \
+	jq -e '([.diagnoses[] | select(.subject == "node") | .verdict] == ["inconclusive","inconclusive","inconclusive","inconclusive"]) and
+		all(.diagnoses[]; .evidence | test("measurement that failed")) and (.decision.drain == [])' "$s/netpair-all-bad.json"
+t_check "an inconclusive node and link: named with figures and reason, only the bad node drained" \
+	jq -e '(.decision.drain | map(.node)) == ["node2"] and
+		any(.diagnoses[]; .element == "node1" and .verdict == "inconclusive" and (.evidence | test("best at 0.240 .*own noise"))) and
+		any(.diagnoses[]; .element == "node0-node1" and .verdict == "inconclusive" and
+			(.evidence | test("^one-way bandwidth 0.[0-9]+ of the reference, best retest 0.24: within the run.s own noise$")))' \
+	"$s/netpair-inconclusive.json"
 t_check "a run that timed out is incomplete and names the rank that never started" \
 	jq -e '.verdict == "incomplete" and .inputs[0].end == "timeout" and
 		any(.problems[]; test("never started: rank 2 on vm"))' "$s/incomplete-timeout.json"
@@ -142,6 +155,31 @@ t_check "a slow leaf uplink (emulated, leaf0 at 20mbit): named at its granularit
 t_check "a slow node under a healthy leaf (emulated, grouped schedule): the node alone" \
 	jq -e '.diagnoses | length == 1 and .[0].granularity == "node" and .[0].element == "node4"' \
 	"$s/netpair-grouped-node.json"
+# imported fio, IOR and nvbandwidth outputs (docs/import.md): named elements, units converted
+t_check "fio: the slow node's write and read fail by name; the inputs say fio" \
+	jq -e '([.criteria[] | select(.id == "storage_write_node" or .id == "storage_read_node") |
+		.verdict == "fail" and ([.failures[].element] == ["node02"])] | length == 2 and all) and
+		(.inputs | map(.imported.tool) | unique == ["fio"])' "$s/import-fio-slow-node.json"
+t_check "fio: a failed verify (EILSEQ) fails the data check, never a pass" \
+	jq -e '.criteria[] | select(.id == "storage_data") | .verdict == "fail" and (.reason | test("EILSEQ"))' \
+	"$s/import-fio-verify-fail.json"
+t_check "IOR: the aggregate write is the median repetition, MiB/s converted to GB/s (1980 x 2^20 / 1e9)" \
+	jq -e '.criteria[] | select(.id == "storage_write") | .verdict == "fail" and
+		.worst.element == "cluster" and ((.worst.value - 1980 * 1048576 / 1e9) | fabs < 1e-4)' \
+	"$s/import-ior-text-slow.json"
+t_check "IOR: per-node criteria are not judged from an aggregate (another scope), never passed" \
+	jq -e '[.criteria[] | select(.id == "storage_write_node" or .id == "storage_read_node") | .verdict] ==
+		["incomplete", "incomplete"]' "$s/import-ior-json.json"
+t_check "nvbandwidth: the slow GPU fails PCIe and every NVLink pair it is in, by name" \
+	jq -e '(.criteria[] | select(.id == "pcie_h2d") | [.failures[].element] == ["node01/gpu3"]) and
+		(.criteria[] | select(.id == "nvlink_p2p_uni") | (.failures | length == 14) and
+		all(.failures[].element; test("gpu3")))' "$s/import-nvb-slow-gpu.json"
+t_check "nvbandwidth: no link rate in its output, so the link-rate criteria are incomplete and say why" \
+	jq -e '.verdict == "incomplete" and (.criteria[] | select(.id == "pcie_link") | .verdict == "incomplete" and
+		(.reason | test("nvbandwidth prints no PCIe link rate")))' "$s/import-nvb-healthy.json"
+t_check "nvbandwidth JSON: a pair printed N/A (no peer access) is named incomplete, never passed" \
+	jq -e '.criteria[] | select(.id == "nvlink_p2p_uni") | .verdict == "incomplete" and
+		(.reason | test("node02/gpu1-gpu2, node02/gpu2-gpu1"))' "$s/import-nvb-json-nop2p.json"
 t_check "the degraded emulated node is named in every failing link" \
 	jq -e '[.criteria[] | select(.id == "netpair_bw") | .failures[].element] | length == 3 and
 		all(test("node2"))' "$s/emu-degraded.json"
