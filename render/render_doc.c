@@ -388,6 +388,18 @@ static void diagnoses(FILE *f, const struct markup *m, const json_t *s)
 	json_decref(rows);
 }
 
+/* isolate's rounds (docs/isolation.md): every test, its hosts, padding, result and the planner's decision */
+static void isolate_rounds(FILE *f, const struct markup *m, const json_t *s)
+{
+	static const char *const keys[] = { "round", "role", "group", "nodes", "padding", "ratio", "result",
+					    "tries", "decision" };
+	static const char *const heads[] = { "round", "test", "group", "hosts tested", "known-good padding",
+					     "busbw / reference", "result", "tries", "decision" };
+
+	generic(f, m, "isolate-rounds", "Group testing rounds (isolate)", j_arr(s, "isolate_rounds"), keys,
+		heads, 9, NULL);
+}
+
 /* one row of numbers: a number's cell is right-aligned where the markup can */
 static void number_row(FILE *f, const struct markup *m, const json_t *o,
 		       const struct column *col, size_t n)
@@ -818,6 +830,7 @@ void render_doc(FILE *f, const struct markup *m, const json_t *s, const struct c
 	problems(f, m, s);
 	hardware(f, m, s);
 	diagnoses(f, m, s);
+	isolate_rounds(f, m, s);
 	outliers(f, m, s);
 	consistency(f, m, s);
 	baseline(f, m, s);

@@ -49,6 +49,7 @@ int eval_init(struct eval *e, const struct profile *p)
 	e->cs = calloc(p->ncrit ? p->ncrit : 1, sizeof(*e->cs));
 	e->series = json_object();
 	e->diagnoses = json_array();
+	e->isolate_rounds = json_array();
 	e->timeouts = json_array();
 	e->unjudged = json_array();
 	e->inventoried = json_pack("{s:{}, s:{}}", "gpu", "rdma");
@@ -59,7 +60,7 @@ int eval_init(struct eval *e, const struct profile *p)
 	e->scaling = json_array();
 	e->estimate = json_null();
 	e->compute = json_object();
-	if (!e->compute || !e->cs || !e->series || !e->diagnoses || !e->timeouts || !e->unjudged || !e->inventoried || !e->versions || !e->outliers ||
+	if (!e->compute || !e->cs || !e->series || !e->diagnoses || !e->isolate_rounds || !e->timeouts || !e->unjudged || !e->inventoried || !e->versions || !e->outliers ||
 	    !e->fits || !e->ranks_of || !e->scaling)
 		return -1;
 	e->ncs = p->ncrit;
@@ -670,6 +671,40 @@ int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 	return rc ? -1 : 0;
 }
 
+/* a list of host names as one text: "node0 node1" (empty when none) */
+static json_t *host_words(const json_t *hosts)
+{
+	json_t *h, *out;
+	size_t i, at = 0;
+	char buf[512] = "";
+
+	json_array_foreach(hosts, i, h)
+		if (json_is_string(h) && at < sizeof(buf))
+			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%s", at ? " " : "",
+					       json_string_value(h));
+	if (at >= sizeof(buf))
+		snprintf(buf + sizeof(buf) - 5, 5, "...");
+	out = json_string(buf);
+	return out;
+}
+
+/*
+ * One of isolate's tests (docs/isolation.md), kept so the report draws the
+ * rounds: which hosts were tested together, padded with which known-good
+ * ones, what they read and what the planner decided.
+ */
+static int note_isolate_round(struct eval *e, const json_t *rec)
+{
+	const json_t *ratio = json_object_get(rec, "ratio"), *pass = json_object_get(rec, "pass");
+
+	return json_array_append_new(e->isolate_rounds, json_pack("{s:O?, s:s?, s:s?, s:o, s:o, s:O?, s:s, s:O?, s:s?}",
+		"round", json_object_get(rec, "round"), "role", str(rec, "role"), "group", str(rec, "group"),
+		"nodes", host_words(json_object_get(rec, "nodes")),
+		"padding", host_words(json_object_get(rec, "padding")), "ratio", ratio,
+		"result", json_is_true(pass) ? "pass" : json_is_false(pass) ? "fail" : "?",
+		"tries", json_object_get(rec, "tries"), "decision", str(rec, "decision")));
+}
+
 int eval_record(struct eval *e, json_t *rec, long line, char *err, size_t len)
 {
 	const char *type = str(rec, "type");
@@ -730,6 +765,9 @@ int eval_record(struct eval *e, json_t *rec, long line, char *err, size_t len)
 				      e->nin ? e->in[e->nin - 1].path : "?", (long long)nf, (long long)ec);
 	} else {
 		/* a measurement (or another type a later schema adds) */
+		if (streq(type, "measurement") && streq(str(rec, "kind"), "probe") && streq(str(rec, "name"), "isolate") &&
+		    note_isolate_round(e, rec))
+			return snprintf(err, len, "out of memory"), -1;
 		r = malloc(sizeof(*r));
 		if (!r)
 			rc = -1;
@@ -1701,6 +1739,7 @@ void eval_free(struct eval *e)
 	free(e->in);
 	json_decref(e->series);
 	json_decref(e->diagnoses);
+	json_decref(e->isolate_rounds);
 	json_decref(e->timeouts);
 	json_decref(e->unjudged);
 	json_decref(e->inventoried);

@@ -493,6 +493,8 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	hw_missing[0] = hw_missing[1] = NULL;
 	json_object_set_new(s, "baseline", base);
 	json_object_set(s, "diagnoses", e->diagnoses);
+	if (json_array_size(e->isolate_rounds))   /* isolate's tests, round by round (docs/isolation.md) */
+		json_object_set(s, "isolate_rounds", e->isolate_rounds);
 	json_object_set_new(s, "problems", pr);
 	json_object_set_new(s, "unjudged", json_pack("{s:I, s:O}", "count", (json_int_t)e->nunjudged,
 						     "listed", e->unjudged));
