@@ -11,7 +11,8 @@
 #     with the NVML test double's fabric info, --topology nvlink groups the hosts by
 #     NVLink domain.
 # No speed is asserted; the faults are fifty times slower than a healthy link, so they
-# hold under a CPU hog too. Needs root (network namespaces); ~1 minute.
+# hold under a CPU hog too, where a netpair run that the noise left inconclusive (nothing
+# blamed) is run again, a bounded number of times. Needs root (network namespaces); ~1 minute.
 source "$(dirname "$0")/../lib.sh"
 
 EMU=$T_ROOT/scripts/emucluster
@@ -67,6 +68,33 @@ expect() {
 		evidence "$1"
 	fi
 }
+# netpair_expect FILE WANT DESC: netpair until it blames exactly WANT. Beside a busy loop
+# per core a pair inside a leaf of two read 0.46 of the reference, so the leaf's hosts had
+# no good reading to stand out against and netpair rightly called them inconclusive,
+# blaming nothing (docs/netpair.md, "Noise"): such a run is shown and netpair run again,
+# 3 runs at most, 5 when the machine is busy. Blaming anything else fails at once.
+netpair_expect() {
+	local f=$1 want=$2 desc=$3 tries=3 try got
+	t_load
+	[ "$T_BUSY" = 1 ] && tries=5
+	for try in $(seq 1 "$tries"); do
+		netpair "$f"
+		got=$(blamed "$f")
+		if [ "$RC" -eq 1 ] && [ "$got" = "$want" ]; then
+			t_pass "$desc (run $try of $tries at most; $T_LOAD)"
+			return
+		elif [ -z "$got" ] && [ "$try" -lt "$tries" ] &&
+			jq -es 'map(select(.type == "diagnosis" and .subject == "summary"))[0].verdict == "inconclusive"' \
+				"$f" >/dev/null; then
+			echo "run $try: nothing blamed, inconclusive (noise; $T_LOAD): run again"
+			evidence "$f"
+		else
+			t_fail "$desc (run $try): rc=$RC blamed='$got' ($T_LOAD)"
+			evidence "$f"
+			return
+		fi
+	done
+}
 up() {
 	"$EMU" up 6 --rate 1gbit --leaves 3 "$@" >"$T_TMP/up.log" 2>&1 || { cat "$T_TMP/up.log"; return 1; }
 }
@@ -76,8 +104,7 @@ if up --degrade-uplink leaf0=20mbit; then
 	t_check "the fabric's topology file puts the hosts under leaf0..leaf2" \
 		grep -qx 'node5 leaf2 spine' "$TOPO"
 	f=$T_TMP/uplink.jsonl
-	netpair "$f"
-	expect "$f" "uplink:leaf0:bad" "leaf0's uplink at 20mbit: netpair blames the uplink of leaf0, no node, no link"
+	netpair_expect "$f" "uplink:leaf0:bad" "leaf0's uplink at 20mbit: netpair blames the uplink of leaf0, no node, no link"
 	t_check "the header records the topology and the grouped schedule" \
 		jq -es 'map(select(.type == "run"))[0] | (.topology.source | startswith("plain "))
 			and (.topology.groups | map(.name) == ["leaf0", "leaf1", "leaf2"])
@@ -116,8 +143,7 @@ fi
 # --- 2. a slow node under a healthy leaf
 if up --degrade node4=20mbit; then
 	f=$T_TMP/node.jsonl
-	netpair "$f"
-	expect "$f" "node:node4" "node4 at 20mbit under leaf2: the node is named, no uplink"
+	netpair_expect "$f" "node:node4" "node4 at 20mbit under leaf2: the node is named, no uplink"
 	"$REPORT" -q -p "$T_ROOT/profiles/emu-1g.ini" -o "$T_TMP/report2" "$f" >/dev/null 2>&1
 	drain=$("$DIAG" drain-list "$T_TMP/report2" 2>&1)
 	if printf '%s\n' "$drain" | grep -q '^NodeName=node4 State=DRAIN' &&
