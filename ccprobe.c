@@ -13,6 +13,7 @@
 #include "core/results.h"
 #include "core/run.h"
 #include "core/timer.h"
+#include "core/topology.h"
 #include "core/version.h"
 #include "core/watchdog.h"
 #include "gpu/gpu.h"
@@ -111,8 +112,12 @@ static void print_plan(const struct cc_options *o)
 			       probe_phase_name(PHASE_COLLECTIVES), t, nsizes, n,
 			       o->time_per_size > 0 ? "time-budgeted" : "no time budget");
 		} else {
+			char note[256] = "model";
+
+			if (p->plan_note && !p->missing)
+				p->plan_note(o, note, sizeof(note));
 			printf("%s\t%s\t%.1f\t%s\n", p->name, probe_phase_name(p->phase),
-			       p->estimate ? p->estimate(o) : 0.0, p->missing ? "not built" : "model");
+			       p->estimate ? p->estimate(o) : 0.0, p->missing ? "not built" : note);
 		}
 	}
 }
@@ -153,6 +158,14 @@ static int validate(const struct cc_options *o, char *err, size_t len)
 	if (o->min_bytes == 0) {
 		snprintf(err, len, "minimum size (-b) must be at least 1 byte");
 		return -1;
+	}
+	/* a topology file that does not read is a usage error: "FILE:LINE: problem" */
+	if (o->topology && strcmp(o->topology, "nvlink")) {
+		struct topo t;
+
+		if (topo_read(o->topology, &t, err, len))
+			return -1;
+		topo_free(&t);
 	}
 	return sweep_parse_lists(o, types, &nt, ops, &no, err, len);
 }
@@ -219,12 +232,12 @@ static json_t *header_record(const struct cc_options *o, const struct mpictx *mp
 		"time_per_size_s", o->time_per_size,
 		"backend", o->backend, "dtypes", o->dtypes, "ops", o->ops, "root", o->root,
 		"scale", o->scale));
-	/* what the probes named add to the header (isolate: "topology") */
+	/* what the probes named add to the header (isolate, netpair, ib: "topology") */
 	for (int i = 0; i < o->nnames; i++) {
 		const struct probe *p = probe_find(o->names[i]);
 
-		if (p && p->header && p->header_key && !json_object_get(rec, p->header_key))
-			json_object_set_new(rec, p->header_key, p->header(o, mpi));
+		if (p && p->header)
+			p->header(o, mpi, rec);
 	}
 	if (o->nonce)
 		json_object_set_new(rec, "nonce", json_string(o->nonce));

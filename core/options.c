@@ -159,6 +159,9 @@ static const struct option base_longopts[] = {
 	{ "soak", required_argument, NULL, 'K' },
 	{ "soak-interval", required_argument, NULL, 'I' },
 	{ "soak-size", required_argument, NULL, 'Z' },
+	{ "topology", required_argument, NULL, 'Y' },
+	{ "pair-schedule", required_argument, NULL, 'G' },
+	{ "group-size", required_argument, NULL, 'g' },
 	{ "nonce", required_argument, NULL, 'N' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -284,6 +287,25 @@ int options_parse(struct cc_options *o, int argc, char **argv,
 			if (!rc && !o->soak_size)
 				rc = options_fail(err, errlen, "invalid size '%s' for --soak-size (at least 1 byte)", optarg);
 			break;
+		case 'Y':
+			if (!*optarg)
+				rc = options_fail(err, errlen, "--topology needs a file (or 'nvlink')");
+			o->topology = optarg;
+			break;
+		case 'g':
+			if (parse_int(optarg, 0, 1000000, &o->group_size))
+				rc = options_fail(err, errlen, "invalid size '%s' for --group-size (hosts, 0 = ceil(sqrt(N)))", optarg);
+			break;
+		case 'G':
+			if (!strcmp(optarg, "auto"))
+				o->pair_schedule = CC_PAIRS_AUTO;
+			else if (!strcmp(optarg, "all-pairs"))
+				o->pair_schedule = CC_PAIRS_ALL;
+			else if (!strcmp(optarg, "grouped"))
+				o->pair_schedule = CC_PAIRS_GROUPED;
+			else
+				rc = options_fail(err, errlen, "invalid schedule '%s' for --pair-schedule (auto, all-pairs or grouped)", optarg);
+			break;
 		case 'N':
 			if (!options_nonce_ok(optarg))
 				rc = options_fail(err, errlen, "invalid value '%s' for --nonce (1 to 128 letters, digits, '.', '_', ':', '+', '/', '=', '-')", optarg);
@@ -370,6 +392,17 @@ void options_usage(FILE *f, const struct cc_param *const *params)
 		"                          seconds one sample measures: a collective's interval,\n"
 		"                          one direction of one netpair link [1]\n"
 		"      --soak-size SIZE    a collective's soak message size [-e]\n"
+		"Topology (docs/isolation.md, docs/netpair.md):\n"
+		"      --topology FILE     groups of hosts (leaf switches, blocks) from a Slurm\n"
+		"                          topology.conf, ibnetdiscover output or 'HOST GROUP\n"
+		"                          [SPINE]' lines; 'nvlink': one group per NVLink domain\n"
+		"                          (NVML fabric info); none: groups of ceil(sqrt(N)) hosts\n"
+		"      --group-size K      hosts per group without --topology, in host order;\n"
+		"                          0 = ceil(sqrt(N)) [0]\n"
+		"      --pair-schedule S   netpair and ib: all-pairs (the tournament), grouped\n"
+		"                          (pairs inside groups, a sampled matrix across) or auto:\n"
+		"                          grouped with a topology of 2 groups or more, or above\n"
+		"                          128 nodes [auto]\n"
 		"Run:\n"
 		"  -o, --output FILE       results file, JSON Lines [ccprobe-results.jsonl]\n"
 		"  -t, --timeout SEC       deadline of one measurement; 0 disables [300]\n"

@@ -27,6 +27,13 @@ struct cc_param {
 	const char *help;        /* one line for --help */
 };
 
+/*
+ * --pair-schedule: how the node-pair probes (netpair, ib) pair the nodes.
+ * auto: grouped when a topology puts the job in two groups or more, or above
+ * SCHEDULE_ALL_PAIRS_MAX nodes (probes/schedule.h); else every pair.
+ */
+enum cc_pair_schedule { CC_PAIRS_AUTO, CC_PAIRS_ALL, CC_PAIRS_GROUPED };
+
 struct cc_options {
 	size_t min_bytes;        /* -b */
 	size_t max_bytes;        /* -e */
@@ -55,6 +62,9 @@ struct cc_options {
 	int plan_nodes;          /* --plan N[:RPN[:GBPS]]: print estimates for N nodes; 0 = run */
 	int plan_rpn;            /* ranks per node of the plan [1] */
 	double plan_gbps;        /* each node's network rate in Gb/s; 0 = unknown */
+	const char *topology;    /* --topology: a topology file, or "nvlink"; NULL = none (docs/isolation.md) */
+	int group_size;          /* --group-size: hosts per group without a topology; 0 = ceil(sqrt(N)) */
+	int pair_schedule;       /* --pair-schedule: enum cc_pair_schedule */
 	char **names;            /* collectives or probes to run, in order */
 	int nnames;
 	int argc;                /* the original command line, for the run header */

@@ -200,6 +200,29 @@ int topo_fallback(char *const *hosts, int n, int size, struct topo *t)
 	return 0;
 }
 
+int topo_from_list(char *const *hosts, char *const *groups, int n, const char *source,
+		   struct topo *t, char *err, size_t len)
+{
+	struct build b = { 0 };
+
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < n; i++) {
+		int g = build_group(&b, groups[i], strlen(groups[i])), r = g < 0 ? -1 : build_host(&b, hosts[i], g);
+
+		if (r) {
+			seterr(err, len, r > 0 ? "host '%s' listed twice" : "out of memory", hosts[i]);
+			build_free(&b);
+			return -1;
+		}
+	}
+	if (!b.hosts.n) {
+		seterr(err, len, "no host");
+		return -1;
+	}
+	build_done(&b, t, source);
+	return 0;
+}
+
 /* --- Slurm host lists --- */
 
 struct strv {
@@ -404,7 +427,7 @@ int topo_read_slurm(const char *path, struct topo *t, char *err, size_t len)
 	FILE *f = fopen(path, "r");
 	struct build b = { 0 };
 	struct slurm_sw *sw = NULL;
-	int nsw = 0, lineno = 0, rc = -1;
+	int nsw = 0, lineno = 0, rc = -1, shown = 0;
 	char *buf = NULL, src[160];
 	size_t cap = 0;
 
@@ -416,7 +439,7 @@ int topo_read_slurm(const char *path, struct topo *t, char *err, size_t len)
 	while (next_line(f, &buf, &cap, &lineno)) {
 		char *p = buf, *hash = strchr(buf, '#');
 		char *name = NULL, *nodes = NULL, *switches = NULL;
-		int is_block = 0;
+		int is_block = 0, level = -1;
 
 		if (hash)
 			*hash = 0;
@@ -445,7 +468,12 @@ int topo_read_slurm(const char *path, struct topo *t, char *err, size_t len)
 				nodes = eq + 1;
 			} else if (!strcasecmp(w, "Switches")) {
 				switches = eq + 1;
-			} else if (strcasecmp(w, "LinkSpeed") && strcasecmp(w, "BlockSizes")) {
+			} else if (!strcasecmp(w, "Level")) {
+				/* scontrol show topology: a switch above leaves lists every node below */
+				level = atoi(eq + 1);
+				shown = 1;
+			} else if (strcasecmp(w, "LinkSpeed") && strcasecmp(w, "BlockSizes") &&
+				   strcasecmp(w, "BlockIndex") && strcasecmp(w, "BlockSize")) {
 				seterr(err, len, "%s:%d: unknown key '%s'", path, lineno, w);
 				goto out;
 			}
@@ -456,6 +484,8 @@ int topo_read_slurm(const char *path, struct topo *t, char *err, size_t len)
 			seterr(err, len, "%s:%d: a line without SwitchName= or BlockName=", path, lineno);
 			goto out;
 		}
+		if (nodes && switches && level > 0)
+			nodes = NULL;   /* scontrol's upper switch: its leaves hold the nodes */
 		if (nodes && switches) {
 			seterr(err, len, "%s:%d: switch '%s' has both Nodes= and Switches=", path,
 			       lineno, name);
@@ -554,7 +584,8 @@ int topo_read_slurm(const char *path, struct topo *t, char *err, size_t len)
 		seterr(err, len, "%s:%d: no switch or block with Nodes=", path, lineno);
 		goto out;
 	}
-	snprintf(src, sizeof(src), "slurm topology.conf %s", path);
+	snprintf(src, sizeof(src), shown ? "slurm (scontrol show topology) %s" :
+		 "slurm topology.conf %s", path);
 	build_done(&b, t, src);
 	rc = 0;
 	goto out;

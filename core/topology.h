@@ -48,6 +48,13 @@ int topo_read(const char *path, struct topo *t, char *err, size_t len);
 int topo_fallback(char *const *hosts, int n, int size, struct topo *t);
 
 /*
+ * hosts[i] in group groups[i] (i < n), groups in order of first appearance,
+ * no spine; source as given. Returns 0, or -1 with err (a host twice, memory).
+ */
+int topo_from_list(char *const *hosts, char *const *groups, int n, const char *source,
+		   struct topo *t, char *err, size_t len);
+
+/*
  * Expands a Slurm host list ("a[1-3,07],b") into *out (malloc'd names, *n of
  * them). Returns 0, or -1 with a reason in err ("unbalanced '['", ...).
  */

@@ -16,6 +16,8 @@
 #include "../core/spawn.h"
 #include "spotcheck.h"
 #include "strv.h"
+#include "topo.h"
+#include "../core/topology.h"
 #include "../core/version.h"
 #include "../report/profile.h"
 #include "../report/workload.h"
@@ -86,6 +88,13 @@ static const char usage_text[] =
 "      --degrade HOST=R     one host's lower rate (repeatable)\n"
 "      --storage S[:R]      S storage hosts serving a GlusterFS volume mounted on\n"
 "                           every host: the storage phase's --storage-dir\n"
+"      --leaves K           its hosts behind K leaf switches under a spine, each\n"
+"      --uplink-rate R      leaf's uplink at R [--rate]; --degrade-uplink leafJ=R\n"
+"                           one uplink lower; the leaves are the run's topology\n"
+"Topology (docs/ccdiag.md): the groups netpair and ib pair inside first (1,000 nodes)\n"
+"      --topology FILE      Slurm topology.conf, ibnetdiscover output, 'HOST GROUP\n"
+"                           [SPINE]' lines, or nvlink (NVML's NVLink domains); inside\n"
+"                           Slurm by default what scontrol show topology prints\n"
 "Storage (the profile's storage criteria):\n"
 "      --storage-dir DIR    the filesystem the storage phase tests (on every node);\n"
 "                           without it (and without --emulated --storage) the phase\n"
@@ -144,7 +153,8 @@ static struct {
 	double spot_tol;         /* --tol, a fraction */
 	const char *against;     /* --against DIR */
 	struct strv only;        /* the hosts a spot-check launch runs on (empty: the job's) */
-	const char *hosts, *hostfile;
+	const char *hosts, *hostfile, *topology;
+	int leaves;
 	struct strv emu_args, extra, hostlist;
 	char *ccprobe, *ccreport, *emucluster, *workload_script;
 	char *python;            /* the interpreter that imports torch on every host (the train phase) */
@@ -172,9 +182,13 @@ static void emu_down(void)
 	}
 }
 
+static struct diag_topo topo;   /* the run's topology (diag/topo.h) */
+static int topo_arg = -1;        /* its path's index in g.extra, after "--topology" */
+
 static void cleanup(void)
 {
 	emu_down();
+	diag_topo_free(&topo);
 	if (g.quick_profile) {
 		unlink(g.quick_profile);
 		free(g.quick_profile);
@@ -707,10 +721,18 @@ static void parse_options(int argc, char **argv, int i)
 			if (!match(v, "^[0-9]{1,6}$") || atoi(v) < 2)
 				die("invalid host count '%s' for --emulated (2 or more)", v);
 			g.emu_n = atoi(v);
-		} else if (!strcmp(o, "--rate") || !strcmp(o, "--degrade") || !strcmp(o, "--storage")) {
+		} else if (!strcmp(o, "--rate") || !strcmp(o, "--degrade") || !strcmp(o, "--storage") ||
+			   !strcmp(o, "--leaves") || !strcmp(o, "--uplink-rate") ||
+			   !strcmp(o, "--degrade-uplink")) {
 			v = need_value(argc, argv, i++);
+			if (!strcmp(o, "--leaves") && (!match(v, "^[0-9]{1,6}$") || atoi(v) < 2))
+				die("invalid leaf count '%s' for --leaves (2 or more)", v);
+			if (!strcmp(o, "--leaves"))
+				g.leaves = atoi(v);
 			strv_add(&g.emu_args, o);
 			strv_add(&g.emu_args, v);
+		} else if (!strcmp(o, "--topology")) {
+			g.topology = need_value(argc, argv, i++);
 		} else if (!strcmp(o, "--storage-dir")) {
 			g.storage_dir = need_value(argc, argv, i++);
 		} else if (!strcmp(o, "--drain-list")) {
@@ -795,6 +817,71 @@ static void find_binaries(void)
 			free(p);
 		}
 	}
+}
+
+/*
+ * The run's topology (--topology, Slurm's, the emulated leaves), checked
+ * against the job's hosts where they are known, and given to every phase's
+ * ccprobe (and its estimates) as --topology. A topology that does not read,
+ * or lacks a host of the job, stops the run before anything ran (exit 2).
+ */
+static void find_topology(void)
+{
+	struct strv hosts = { 0 };
+	char err[512];
+
+	if (g.launch == PLAN_EMULATED) {
+		for (int k = 0; k < g.nodes; k++)
+			strv_addf(&hosts, "node%d", k);
+	} else if (g.launch == PLAN_MPIRUN) {
+		strv_addv(&hosts, &g.hostlist);
+	} else if (g.launch == PLAN_SRUN && env("SLURM_JOB_NODELIST")) {
+		char **v;
+		int n;
+
+		if (!topo_hostlist(env("SLURM_JOB_NODELIST"), &v, &n, err, sizeof(err))) {
+			for (int i = 0; i < n; i++) {
+				strv_add(&hosts, v[i]);
+				free(v[i]);
+			}
+			free(v);
+		}
+	}
+	if (diag_topo_find(&topo, g.topology, g.launch, g.nodes, g.leaves, &hosts, err, sizeof(err)))
+		die("%s", err);
+	strv_free(&hosts);
+	if (topo.path) {
+		strv_add(&g.extra, "--topology");
+		topo_arg = g.extra.n;
+		strv_add(&g.extra, topo.path);
+	}
+}
+
+/* the plan's line on the node-pair schedule: ccprobe --plan's note of netpair (or ib) */
+static void pair_schedule_line(const struct plan *pl)
+{
+	const char *name = NULL;
+	struct strv cmd = { 0 };
+	char *out = NULL, *note;
+
+	for (int k = 0; k < pl->nph && !name; k++)
+		for (int i = 0; i < pl->ph[k].names.n && !name; i++)
+			if (!strcmp(pl->ph[k].names.v[i], "netpair") || !strcmp(pl->ph[k].names.v[i], "ib"))
+				name = pl->ph[k].names.v[i];
+	if (!name || g.nodes < 2)
+		return;
+	strv_add(&cmd, g.ccprobe);
+	strv_addv(&cmd, &g.extra);
+	strv_add(&cmd, "--plan");
+	strv_addf(&cmd, "%d", g.nodes);
+	strv_add(&cmd, name);
+	if (spawn_capture(cmd.v, &out, NULL, 30) == 0 && out && (note = strstr(out, "; ")) &&
+	    strchr(note, '\n')) {
+		*strchr(note, '\n') = '\0';
+		say("pairs (%s): %s", name, note + 2);
+	}
+	free(out);
+	strv_free(&cmd);
 }
 
 /* the hosts of -H or --hosts, each checked to be one host name */
@@ -1504,7 +1591,7 @@ int main(int argc, char **argv)
 	if (!g.profile)
 		die("no profile (-p NAME or -p FILE)");
 	if (g.emu_args.n && !g.emu_n)
-		die("--rate, --degrade and --storage need --emulated N");
+		die("--rate, --degrade, --storage and --leaves need --emulated N");
 	for (int i = 0; i < g.emu_args.n; i += 2)
 		if (!strcmp(g.emu_args.v[i], "--storage") && !g.storage_dir)
 			g.storage_dir = EMU_STORAGE_DIR;
@@ -1561,6 +1648,9 @@ int main(int argc, char **argv)
 		v = env("SLURM_JOB_NUM_NODES") ?: env("SLURM_NNODES") ?: "1";
 		g.nodes = match(v, "^[0-9]{1,6}$") && atoi(v) > 0 ? atoi(v) : 1;
 	}
+
+	if (!g.quick)
+		find_topology();
 
 	/* what the profile judges: read once, by ccreport's own reader */
 	ppath = profile_find(g.profile, argv[0]);
@@ -1642,6 +1732,14 @@ int main(int argc, char **argv)
 		g.out = def;
 	}
 	say("plan for profile %s on %s: %d phase(s), results in %s", prof.name, where, pl.nph, g.out);
+	for (int i = 0; i < topo.lines.n; i++)
+		say("%s", topo.lines.v[i]);
+	pair_schedule_line(&pl);
+	/* the phases read it from the results folder, which their rank 0 sees (placed below) */
+	if (topo_arg >= 0 && topo.text) {
+		free(g.extra.v[topo_arg]);
+		g.extra.v[topo_arg] = xasprintf("%s/topology.txt", g.out);
+	}
 	for (int k = 0; k < pl.nph; k++) {
 		const struct plan_phase *ph = &pl.ph[k];
 		char *names = strv_join(&ph->names, " "), *a, *nm = safe_text(names);
@@ -1731,6 +1829,13 @@ int main(int argc, char **argv)
 	if (g.quick) {
 		g.quick_profile = quick_profile(ppath, &pl.quick_keep);
 		g.profile = g.quick_profile;
+	}
+	if (topo_arg >= 0 && topo.text) {
+		char *placed = diag_topo_place(&topo, g.out);
+
+		if (!placed)
+			die("cannot write '%s/topology.txt'", g.out);
+		free(placed);
 	}
 	catch_signals();
 	if (g.launch == PLAN_EMULATED)

@@ -26,6 +26,29 @@
 #define GPU_BUS_LEN 24           /* "0000:17:00.0", or an 8-digit domain, and the NUL */
 #define GPU_GATE_MAX_COPIES 64   /* most copies queued behind a gate (see gpu_time_copies) */
 
+#define GPU_FABRIC_LEN 96        /* an NVLink domain "UUID/CLIQUE", or "!why" */
+
+/*
+ * NVML's GPU fabric info as ccdiag reads it (nvmlDeviceGetGpuFabricInfo and
+ * ...V; NVL72-class systems): the state is NVML's (0 not supported, 1 not
+ * started, 2 in progress, 3 completed), status NVML's return code of the
+ * registration, uuid the 16 bytes of the cluster UUID, clique the clique id.
+ * GPUs with the same cluster UUID and clique id share one NVLink domain.
+ * Formats the domain into out ("1a2b...-.../7") and returns 0, or writes
+ * "!why" ("not an NVLink fabric system (fabric state: not supported)", ...)
+ * and returns -1. Pure; tests/unit/test_gpu.c.
+ */
+int gpu_fabric_format(const unsigned char uuid[16], unsigned int clique, int state, int status,
+		      char *out, size_t len);
+
+/*
+ * This host's NVLink domain: every GPU NVML lists, read with gpu_fabric_format;
+ * 0 with "UUID/CLIQUE" when they all agree, else -1 with "!why" (no NVML, no
+ * GPU, not an NVLink fabric system, GPUs of two domains). Built without CUDA:
+ * -1, "!built without CUDA (no NVML)".
+ */
+int gpu_fabric_domain(char *out, size_t len);
+
 /* --gpus, shared by every GPU probe and the nccl backend (listed by the pcie probe). */
 extern const struct cc_param gpu_params[];
 

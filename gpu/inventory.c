@@ -200,6 +200,31 @@ static json_t *nvml_links(const char *bus)
 	return links;
 }
 
+/*
+ * The NVLink domain of the device at bus, from NVML's GPU fabric info:
+ * {domain: "UUID/CLIQUE", clique_id} on an NVLink fabric system, else
+ * {domain: null, why}: absent is said, never guessed (docs/gpu.md).
+ */
+static json_t *fabric_json(const char *bus)
+{
+	struct gpu_fabric_v2 f;
+	nvmlDevice_t d;
+	char text[GPU_FABRIC_LEN];
+	int r;
+
+	if (gpu_nvml_device(bus, &d))
+		return json_pack("{s:n, s:s}", "domain", "why",
+				 nvml.why[0] ? nvml.why : "NVML does not know this GPU");
+	r = gpu_nvml_fabric(d, &f);
+	if (r)
+		return json_pack("{s:n, s:s}", "domain", "why",
+				 r == 3 ? "not an NVLink fabric system (NVML: not supported)" :
+				 r < 0 ? "this NVML has no GPU fabric info" : nvml.error((nvmlReturn_t)r));
+	if (gpu_fabric_format(f.cluster_uuid, f.clique_id, f.state, f.status, text, sizeof(text)))
+		return json_pack("{s:n, s:s}", "domain", "why", text + 1);
+	return json_pack("{s:s, s:i}", "domain", text, "clique_id", (int)f.clique_id);
+}
+
 /* What one rank tells rank 0 about device dev. */
 static json_t *device_json(int dev)
 {
@@ -236,6 +261,7 @@ static json_t *device_json(int dev)
 	}
 	/* ACS redirecting P2P on a bridge above the GPU, and the IOMMU's mode */
 	json_object_set_new(j, "pcie_path", pci_path_json(NULL, bus));
+	json_object_set_new(j, "nvlink_domain", fabric_json(bus));
 	json_object_set_new(j, "mem_rate_GBps", gpu_mem_rate_GBps(clk, bits) > 0 ?
 			    json_real(gpu_mem_rate_GBps(clk, bits)) : json_null());
 	return j;

@@ -37,7 +37,37 @@ struct gpu_nvml {
 	nvmlReturn_t (*pcie_width)(nvmlDevice_t, unsigned int *);
 	nvmlReturn_t (*pcie_max_gen)(nvmlDevice_t, unsigned int *);
 	nvmlReturn_t (*pcie_max_width)(nvmlDevice_t, unsigned int *);
+	/* optional: the devices by index, and their fabric info (NVLink domains) */
+	nvmlReturn_t (*count)(unsigned int *);
+	nvmlReturn_t (*by_index)(unsigned int, nvmlDevice_t *);
+	nvmlReturn_t (*fabric)(nvmlDevice_t, void *);     /* struct gpu_fabric_v1 */
+	nvmlReturn_t (*fabric_v)(nvmlDevice_t, void *);   /* struct gpu_fabric_v2 */
 };
+
+/*
+ * nvmlGpuFabricInfo_t and nvmlGpuFabricInfo_v2_t as the driver lays them out
+ * (declared here so that an older nvml.h without them still builds); the v2
+ * call wants version = sizeof | 2 << 24.
+ */
+struct gpu_fabric_v1 {
+	unsigned char cluster_uuid[16];
+	int status;              /* nvmlReturn_t */
+	unsigned int clique_id;
+	unsigned char state;     /* nvmlGpuFabricState_t */
+};
+
+struct gpu_fabric_v2 {
+	unsigned int version;
+	unsigned char cluster_uuid[16];
+	int status;
+	unsigned int clique_id;
+	unsigned char state;
+	unsigned int health_mask;
+};
+#define GPU_FABRIC_V2_VERSION ((unsigned int)(sizeof(struct gpu_fabric_v2) | (2u << 24)))
+
+/* The fabric info of d in *out (v2 when NVML has it, else v1); 0, or NVML's error. */
+int gpu_nvml_fabric(nvmlDevice_t d, struct gpu_fabric_v2 *out);
 
 /* The loaded functions; valid after gpu_nvml_open() returned 0. */
 extern struct gpu_nvml nvml;

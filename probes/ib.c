@@ -17,6 +17,7 @@
  *  4. counters again; rank 0 writes the deltas.
  */
 #include "probe.h"
+#include "groups.h"
 #include "ib_plan.h"
 #include "ib_sysfs.h"
 #include "schedule.h"
@@ -44,13 +45,15 @@ static int p_qp_timeout = 14;
 static int p_retry = 7;
 
 /*
- * Per round (N-1 rounds of the tournament, rails at once): three bandwidth
- * tests of --ib-warmup + --ib-iters x --ib-reps WRITEs of --ib-size at the
- * node's rate per rail, and --ib-lat-iters round trips (~3 us) per latency size.
+ * Per round (N-1 rounds of the tournament, or the grouped schedule's at
+ * scale; rails at once): three bandwidth tests of --ib-warmup + --ib-iters x
+ * --ib-reps WRITEs of --ib-size at the node's rate per rail, and
+ * --ib-lat-iters round trips (~3 us) per latency size.
  */
 static double ib_estimate(const struct cc_options *o)
 {
-	int n = o->plan_nodes, rounds = n % 2 ? n : n - 1, nlat = 1;
+	int n = o->plan_nodes, rounds = n % 2 ? n : n - 1, nlat = 1, within, grouped, planned;
+	long np;
 	double gbps = o->plan_gbps > 0 ? o->plan_gbps / o->plan_rpn : 400;
 	double per = (p_warmup + (double)p_iters * p_reps) * p_size * 8.0 / (gbps * 1e9);
 
@@ -58,7 +61,15 @@ static double ib_estimate(const struct cc_options *o)
 		nlat += *c == ',';
 	if (n < 2)
 		rounds = 1;  /* loopback on one node */
+	else if ((planned = plan_pair_rounds(o, n, &within, &grouped, &np, NULL)) > 0)
+		rounds = planned;
 	return rounds * (3 * per + nlat * (p_lat_iters + p_lat_warmup) * 3e-6 + 0.5);
+}
+
+/* the results header: the job's groups and the node pair schedule (probes/groups.h) */
+static void ib_header(const struct cc_options *o, const struct mpictx *mpi, json_t *rec)
+{
+	job_groups_header(o, mpi, rec, 1);
 }
 
 static const struct cc_param ib_params[] = {
@@ -1058,13 +1069,13 @@ static void write_pair(struct ibctx *c, int round, int ra, int rb)
  */
 static int pair_slot(const struct ibctx *c, int round, int v)
 {
-	int pv = schedule_pair(c->nv, round, v), lo, k = 0;
+	int pv = ib_partner(&c->lay, round, v), lo, k = 0;
 
 	if (pv < 0)
 		return -1;
 	lo = v < pv ? v : pv;
 	for (int x = 0; x < lo; x++)
-		k += schedule_pair(c->nv, round, x) > x;
+		k += ib_partner(&c->lay, round, x) > x;
 	return k;
 }
 
@@ -1640,6 +1651,27 @@ static int plan(struct ibctx *c, json_t *invs)
 	if (ib_layout_init(&c->lay, c->nv, c->vrank_node, mpi->size, c->nrails))
 		return -1;
 	c->turns = ib_layout_turns(&c->lay);
+	if (!c->loopback) {
+		/* the node pairs: the tournament, or the grouped schedule at scale (docs/rdma.md) */
+		int *pairs, *round_of, np, grouped, within, rounds;
+		const char *why;
+
+		rounds = job_pair_plan(c->run->opt, mpi, &pairs, &round_of, &np, &grouped, &within,
+				       &why, reason, sizeof(reason));
+		if (rounds < 0 || (grouped && ib_layout_rounds(&c->lay, pairs, round_of, np, rounds))) {
+			if (mpi->rank == 0)
+				log_error("ib: cannot plan the node pairs: %s", rounds < 0 ? reason :
+					  "out of memory");
+			free(pairs);
+			free(round_of);
+			return -1;
+		}
+		if (mpi->rank == 0)
+			log_info("ib: %s schedule (%s): %d node pairs in %d rounds",
+				 grouped ? "grouped" : "all-pairs", why, np, rounds);
+		free(pairs);
+		free(round_of);
+	}
 	for (int n = 0; mpi->rank == 0 && !c->loopback && n < mpi->nnodes; n++) {
 		if (c->nrails[n] == most)
 			continue;
@@ -1757,7 +1789,7 @@ static int ib_run(struct cc_run *run)
 	p = plan(&c, invs);
 	MPI_Allreduce(MPI_IN_PLACE, &p, 1, MPI_INT, MPI_MIN, mpi->world);
 	if (p < 0) {
-		run_error(run, "probe", "ib", "out of memory while planning the rail pairs");
+		run_error(run, "probe", "ib", "cannot plan the rail pairs (the topology or memory: see the log)");
 		rc = CC_EXIT_RUNTIME;
 		goto counters;
 	}
@@ -1773,7 +1805,7 @@ static int ib_run(struct cc_run *run)
 	if (mpi->rank == 0)
 		log_info("ib: %d %s, up to %d rail(s), %d round(s) of %d turn(s); %zu B WRITEs, "
 			 "depth %d, %s memory", c.nv, c.loopback ? "ranks on one host (loopback)" :
-			 "nodes", c.lay.rails_max, schedule_rounds(c.nv), c.turns, p_size, p_depth,
+			 "nodes", c.lay.rails_max, c.lay.nrounds, c.turns, p_size, p_depth,
 			 p_mem);
 	arm(&c, "ib rail setup", NULL, 0);
 	all = run_gather_json(mpi->world, open_rails(&c));
@@ -1781,7 +1813,7 @@ static int ib_run(struct cc_run *run)
 	if (mpi->rank == 0)
 		write_gdr(&c, all);
 	json_decref(all);
-	for (int round = 0; round < schedule_rounds(c.nv); round++)
+	for (int round = 0; round < c.lay.nrounds; round++)
 		for (int t = 0; t < c.turns; t++)
 			for (int slot = c.loopback ? 0 : -1; slot < (c.loopback ? c.nv / 2 : 0); slot++)
 				run_turn(&c, round, t, slot);
@@ -1808,6 +1840,8 @@ const struct probe probe_ib = {
 	.params = ib_params,
 	.phase = PHASE_PAIRS,
 	.estimate = ib_estimate,
+	.plan_note = plan_pair_note,
+	.header = ib_header,
 	.check = check_params,
 #ifdef HAVE_VERBS
 	.run = ib_run,

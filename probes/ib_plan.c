@@ -146,6 +146,7 @@ int ib_layout_init(struct ib_layout *l, int nnodes, const int *rank_node, int si
 	if (nnodes < 1 || size < nnodes)
 		return -1;
 	l->nnodes = nnodes;
+	l->nrounds = schedule_rounds(nnodes);
 	l->nrails = nrails;
 	l->first = calloc((size_t)nnodes + 1, sizeof(int));
 	l->rank = malloc((size_t)size * sizeof(int));
@@ -185,7 +186,46 @@ void ib_layout_free(struct ib_layout *l)
 {
 	free(l->first);
 	free(l->rank);
-	l->first = l->rank = NULL;
+	free(l->partner);
+	l->first = l->rank = l->partner = NULL;
+}
+
+int ib_layout_rounds(struct ib_layout *l, const int *pairs, const int *round_of, int npairs,
+		     int nrounds)
+{
+	int n = l->nnodes, *t;
+
+	if (nrounds < 0 || npairs < 0)
+		return -1;
+	t = malloc((size_t)(nrounds ? nrounds : 1) * (size_t)n * sizeof(int));
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < (size_t)nrounds * (size_t)n; i++)
+		t[i] = -1;
+	for (int k = 0; k < npairs; k++) {
+		int a = pairs[2 * k], b = pairs[2 * k + 1], r = round_of[k];
+
+		if (a < 0 || b < 0 || a >= n || b >= n || a == b || r < 0 || r >= nrounds ||
+		    t[(size_t)r * n + a] >= 0 || t[(size_t)r * n + b] >= 0) {
+			free(t);
+			return -1;
+		}
+		t[(size_t)r * n + a] = b;
+		t[(size_t)r * n + b] = a;
+	}
+	free(l->partner);
+	l->partner = t;
+	l->nrounds = nrounds;
+	return 0;
+}
+
+int ib_partner(const struct ib_layout *l, int round, int node)
+{
+	if (!l->partner)
+		return schedule_pair(l->nnodes, round, node);
+	if (round < 0 || round >= l->nrounds || node < 0 || node >= l->nnodes)
+		return -1;
+	return l->partner[(size_t)round * l->nnodes + node];
 }
 
 int ib_layout_turns(const struct ib_layout *l)
@@ -222,7 +262,7 @@ int ib_pair_of(const struct ib_layout *l, int round, int turn, int node, int loc
 	*partner_node = -1;
 	if (r < 0)
 		return -1;
-	p = schedule_pair(l->nnodes, round, node);
+	p = ib_partner(l, round, node);
 	if (p < 0 || r >= l->nrails[p])
 		return -1;
 	*rail = r;

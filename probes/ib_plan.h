@@ -71,6 +71,9 @@ struct ib_layout {
 	const int *nrails;       /* [nnodes] rails of each node */
 	int *first;              /* [nnodes + 1] offsets into rank */
 	int *rank;               /* world ranks of node n by local rank: rank[first[n] + local] */
+	int nrounds;             /* rounds of node pairs: schedule_rounds(nnodes), or a plan's */
+	int *partner;            /* NULL: the tournament; else [nrounds * nnodes]: the partner
+				  * node of node n in round r at partner[r * nnodes + n], -1 idle */
 };
 
 /*
@@ -83,6 +86,18 @@ int ib_layout_init(struct ib_layout *l, int nnodes, const int *rank_node, int si
 
 void ib_layout_free(struct ib_layout *l);
 
+/*
+ * Replaces the tournament with a plan of node pairs (the grouped schedule,
+ * probes/schedule.h): pairs[2k], pairs[2k+1] meet in round round_of[k] <
+ * nrounds, no node twice in a round. Returns 0, or -1 for a bad pair or no
+ * memory (the layout keeps the tournament).
+ */
+int ib_layout_rounds(struct ib_layout *l, const int *pairs, const int *round_of, int npairs,
+		     int nrounds);
+
+/* The partner node of node in round (of l->nrounds), or -1 (a bye, out of range). */
+int ib_partner(const struct ib_layout *l, int round, int node);
+
 /* Turns needed so that every rail gets measured: ceil(rails_max / L); 0 without rails. */
 int ib_layout_turns(const struct ib_layout *l);
 
@@ -93,8 +108,8 @@ int ib_rail_of(const struct ib_layout *l, int node, int local, int turn);
 int ib_rail_rank(const struct ib_layout *l, int node, int rail);
 
 /*
- * The work of the rank at (node, local) in tournament round round (of
- * schedule_rounds(nnodes)) and turn turn: returns the partner's world rank
+ * The work of the rank at (node, local) in round round (of l->nrounds) and
+ * turn turn: returns the partner's world rank
  * and sets *rail and *partner_node, or returns -1 when the rank is idle
  * (no rail this turn, a bye, or the partner node lacks the rail).
  */

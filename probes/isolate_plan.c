@@ -237,8 +237,32 @@ int iso_next(struct iso_plan *p, struct iso_round *r)
 					break;
 				}
 		}
-		if (!ok) {
-			/* two groups, or every pair failed: nothing to tell the candidates apart */
+		if (!ok && cands >= 3 && p->urepaired < 2) {
+			/*
+			 * every pair failed, with three candidates or more: one bad uplink
+			 * fails every pair it is in and no other, so pair them another way,
+			 * twice at most, the list rotated by one each time (the rest sits
+			 * out): a pair that passes is two ok groups to tell the others
+			 * apart with. Three leaves with leaf1's uplink slow: 0-1 fails (2
+			 * sits out), 1-2 fails, 2-0 passes; then 1 with 0: bad.
+			 */
+			int *c = malloc((size_t)cands * sizeof(int)), k = 0;
+
+			if (!c)
+				return -1;
+			p->urepaired++;
+			for (int g = 0; g < p->ngroups; g++)
+				if (p->ustate[g] == ISO_UP_CANDIDATE)
+					c[k++] = g;
+			for (int i = 0; i + 1 < cands; i += 2) {
+				int a = c[(i + p->urepaired) % cands], b = c[(i + 1 + p->urepaired) % cands];
+				int v[2] = { p->ureps[a], p->ureps[b] };
+
+				test_add(p, ISO_UPAIR, a, v, 2);
+			}
+			free(c);
+		} else if (!ok) {
+			/* two groups, or every pairing failed: nothing to tell the candidates apart */
 			for (int g = 0; g < p->ngroups; g++)
 				if (p->ustate[g] == ISO_UP_CANDIDATE)
 					p->ustate[g] = ISO_UP_AMBIGUOUS;

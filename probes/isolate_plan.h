@@ -16,9 +16,11 @@
  *      first node) of each passed group, for a fault between groups (a spine,
  *      a leaf's uplink); once one is seen, tests are no longer padded, since
  *      padding crosses groups, and the uplink is looked for beside the other
- *      tests: the representatives in pairs (one round), then each of a failed
- *      pair (and an odd one left over) with the representative of a group
- *      whose pair passed: fail = that group's uplink is bad (ustate);
+ *      tests: the representatives in pairs (one round; when every pair
+ *      failed and three candidates or more remain, paired another way, twice
+ *      at most), then each of a failed pair (and an odd one left over) with the
+ *      representative of a group whose pair passed: fail = that group's
+ *      uplink is bad (ustate);
  *   3... binary splitting of each failed set, all sets at once: a test of its
  *      first half, padded with known-good nodes to the size of the largest
  *      group (so every test has the same size); a passing half clears its
@@ -99,6 +101,7 @@ struct iso_plan {
 	/* internal */
 	int *ureps;            /* ngroups: the group's representative, -1 for a failed group */
 	int uphase;            /* 0 none, 1 pairs next, 2 confirmations next */
+	int urepaired;         /* the candidates were paired another way (every pair failed): 0..2 */
 	struct iso_set *sets;
 	int nsets, capsets, awaiting;
 	unsigned char *used;   /* n: in a test of the round being planned */

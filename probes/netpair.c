@@ -5,12 +5,14 @@
  *
  * One leader rank per node measures (run->mpi->leaders); the other ranks of
  * a node only follow the plan so that every rank arms and disarms the
- * watchdog for the same rounds. Pairs run as a round-robin tournament
- * (probes/schedule.h): all pairs of a round at once, each pair in four steps
- * separated by a barrier of the leaders: latency, a -> b, b -> a, both ways.
+ * watchdog for the same rounds. Pairs run as a round-robin tournament, or
+ * at scale as the grouped schedule (probes/schedule.h, probes/groups.h): all
+ * pairs of a round at once, each pair in four steps separated by a barrier of
+ * the leaders: latency, a -> b, b -> a, both ways.
  * Rank 0 (the leader of node 0) gathers each round, writes the records and
  * runs the diagnosis, which may ask for a second pass of retests.
  */
+#include "groups.h"
 #include "netpair.h"
 #include "linkrate.h"
 #include "probe.h"
@@ -125,6 +127,11 @@ struct np_ctx {
 	double step_s;           /* seconds of one bandwidth step: --pair-time, or --soak-interval */
 	struct np_diag *diag;    /* rank 0 */
 	double *rate_mbit;       /* rank 0: [nnodes] each node's link rate, Mb/s; 0 = unknown */
+	const struct job_groups *groups;  /* the job's groups (probes/groups.h) */
+	int grouped;             /* the grouped schedule runs; 0: every pair */
+	int within;              /* its rounds inside groups (before any --pair-concurrency split) */
+	const char *why;         /* the schedule rule's phrase */
+	struct np_uplink *up;    /* rank 0, with a topology: [ngroups] np_uplinks' verdicts */
 };
 
 /* The data a node sends in a step: a word pattern keyed by sender and step. */
@@ -684,12 +691,98 @@ static json_t *diag_record(const char *subject, const char *verdict)
 			 "subject", subject, "verdict", verdict);
 }
 
+/*
+ * "switch uplink leaf2 (node8–node11)": a group's hosts as a range when they
+ * are one prefix with consecutive numbers in order, else listed (at most 4).
+ */
+static void hosts_text(struct np_ctx *c, int g, char *out, size_t len)
+{
+	const struct job_groups *gr = c->groups;
+	char **hosts = c->mpi->hosts;
+	int first = -1, last = -1, count = 0, range = 1, prev = 0;
+	size_t at = 0, plen = 0;
+
+	for (int x = 0; x < gr->n; x++) {
+		const char *h = hosts[x], *dig;
+		int num;
+
+		if (gr->group_of[x] != g)
+			continue;
+		dig = h + strlen(h);
+		while (dig > h && dig[-1] >= '0' && dig[-1] <= '9')
+			dig--;
+		num = *dig ? atoi(dig) : -1;
+		if (first < 0) {
+			plen = (size_t)(dig - h);
+			first = x;
+		} else if (num != prev + 1 || (size_t)(dig - h) != plen || strncmp(h, hosts[first], plen)) {
+			range = 0;
+		}
+		range &= num >= 0;
+		prev = num;
+		last = x;
+		count++;
+	}
+	if (count > 1 && range) {
+		snprintf(out, len, "%s\u2013%s", hosts[first], hosts[last]);
+		return;
+	}
+	out[0] = '\0';
+	for (int x = 0, k = 0; x < gr->n && at < len; x++) {
+		if (gr->group_of[x] != g)
+			continue;
+		if (k++ == 4) {
+			at += (size_t)snprintf(out + at, len - at, ", ... (%d hosts)", count);
+			break;
+		}
+		at += (size_t)snprintf(out + at, len - at, "%s%s", k > 1 ? ", " : "", hosts[x]);
+	}
+}
+
+/* the uplink diagnoses (np_uplinks) and their names in list */
+static void write_uplinks(struct np_ctx *c, json_t *list)
+{
+	const struct job_groups *gr = c->groups;
+
+	for (int g = 0; c->up && g < gr->ngroups; g++) {
+		const struct np_uplink *u = &c->up[g];
+		json_t *hs = json_array(), *rec;
+		char text[600], range[300];
+
+		if (u->verdict == NP_OK)
+			continue;
+		for (int x = 0; x < gr->n; x++)
+			if (gr->group_of[x] == g)
+				json_array_append_new(hs, json_string(c->mpi->hosts[x]));
+		hosts_text(c, g, range, sizeof(range));
+		snprintf(text, sizeof(text), u->verdict == NP_BAD ?
+			 "switch uplink %s (%s): %.3g Gb/s across (%d links, every one slow), %.3g Gb/s "
+			 "inside (%d links, none slow)" :
+			 "switch uplink %s (%s) or of the group(s) it crosses to: %.3g Gb/s across (%d links, "
+			 "every one slow), %.3g Gb/s inside (%d links); no healthy group to tell them apart",
+			 gr->names[g], range, 8 * u->across_GBps, u->across, 8 * u->inside_GBps, u->inside);
+		rec = diag_record("uplink", np_verdict_name(u->verdict));
+		json_object_set_new(rec, "group", json_string(gr->names[g]));
+		json_object_set_new(rec, "spine", gr->spines[g] ? json_string(gr->spines[g]) : json_null());
+		json_object_set_new(rec, "hosts", hs);
+		json_object_set_new(rec, "across_Gbps", json_real(8 * u->across_GBps));
+		json_object_set_new(rec, "inside_Gbps", json_real(8 * u->inside_GBps));
+		json_object_set_new(rec, "across_ratio", json_real(u->across_ratio));
+		json_object_set_new(rec, "inside_ratio", json_real(u->inside_ratio));
+		json_object_set_new(rec, "links_across", json_integer(u->across));
+		json_object_set_new(rec, "links_inside", json_integer(u->inside));
+		json_object_set_new(rec, "evidence", json_pack("{s:s}", "summary", text));
+		run_record(c->run, "diagnosis", rec);
+		json_array_append_new(list, json_string(gr->names[g]));
+	}
+}
+
 static void write_diagnosis(struct np_ctx *c)
 {
 	const struct np_diag *d = c->diag;
 	char **hosts = c->mpi->hosts;
 	json_t *bad_nodes = json_array(), *bad_links = json_array(), *suspect = json_array();
-	json_t *amb_nodes = json_array(), *amb_links = json_array(), *rec;
+	json_t *amb_nodes = json_array(), *amb_links = json_array(), *bad_uplinks = json_array(), *rec;
 	json_t *inc_nodes = json_array(), *inc_links = json_array();
 	const char *verdict;
 
@@ -745,6 +838,8 @@ static void write_diagnosis(struct np_ctx *c)
 		for (int b = a + 1; b < d->n; b++) {
 			const struct np_link *l = np_diag_link(d, a, b);
 
+			if (d->sampled && !l->measured)
+				continue;   /* not in the grouped schedule's plan */
 			rec = diag_record("link", np_verdict_name(l->verdict));
 			json_object_set_new(rec, "a", json_string(hosts[a]));
 			json_object_set_new(rec, "b", json_string(hosts[b]));
@@ -762,7 +857,10 @@ static void write_diagnosis(struct np_ctx *c)
 						    l->lo / d->ref_uni : 0));
 			if (l->verdict == NP_INCONCLUSIVE)
 				json_object_set_new(rec, "reason", json_string(np_why_text(l->why)));
-			if (l->verdict == NP_EXPLAINED)
+			if (l->verdict == NP_EXPLAINED && l->uplink)
+				json_object_set_new(rec, "by_uplink",
+						    json_string(c->groups->names[l->uplink - 1]));
+			else if (l->verdict == NP_EXPLAINED)
 				json_object_set_new(rec, "by", l->by >= 0 ?
 					json_pack("[s]", hosts[l->by]) :
 					json_pack("[s, s]", hosts[a], hosts[b]));
@@ -774,7 +872,8 @@ static void write_diagnosis(struct np_ctx *c)
 			else if (l->verdict == NP_INCONCLUSIVE)
 				json_array_append_new(inc_links, json_pack("[s, s]", hosts[a], hosts[b]));
 		}
-	verdict = d->bad_nodes || d->bad_links ? "fail" :
+	write_uplinks(c, bad_uplinks);
+	verdict = d->bad_nodes || d->bad_links || d->bad_uplinks || d->ambiguous_uplinks ? "fail" :
 		  d->suspect_nodes || d->ambiguous_nodes || d->ambiguous_links || d->inconclusive_nodes ||
 		  d->inconclusive_links || d->collapsed ? "inconclusive" : "pass";
 	rec = diag_record("summary", verdict);
@@ -784,6 +883,11 @@ static void write_diagnosis(struct np_ctx *c)
 	json_object_set_new(rec, "suspect_nodes", suspect);
 	json_object_set_new(rec, "ambiguous_nodes", amb_nodes);
 	json_object_set_new(rec, "ambiguous_links", amb_links);
+	json_object_set_new(rec, "uplinks", bad_uplinks);
+	json_object_set_new(rec, "schedule", json_string(c->grouped ? "grouped" : "all-pairs"));
+	json_object_set_new(rec, "schedule_why", json_string(c->why));
+	json_object_set_new(rec, "groups", json_integer(c->groups->ngroups));
+	json_object_set_new(rec, "topology", json_string(c->groups->source));
 	json_object_set_new(rec, "inconclusive_nodes", inc_nodes);
 	json_object_set_new(rec, "inconclusive_links", inc_links);
 	/* the run's own noise: what a blamed node or link had to stand out against */
@@ -814,9 +918,9 @@ static void print_matrix(struct np_ctx *c)
 
 	int at_once = c->cap && c->cap < d->n / 2 ? c->cap : d->n / 2;
 
-	printf("netpair: %d nodes, %d rounds of up to %d pair%s at once, %zu B messages; "
-	       "one-way Gb/s (row -> column)\n", d->n, c->pass_rounds[0], at_once,
-	       at_once == 1 ? "" : "s", p_bw_size);
+	printf("netpair: %d nodes, %d rounds of up to %d pair%s at once, %zu B messages, %s schedule "
+	       "(%s); one-way Gb/s (row -> column)\n", d->n, c->pass_rounds[0], at_once,
+	       at_once == 1 ? "" : "s", p_bw_size, c->grouped ? "grouped" : "all-pairs", c->why);
 	printf("%-10s", "");
 	for (int b = 0; b < d->n; b++)
 		printf(" %9.9s", hosts[b]);
@@ -826,7 +930,7 @@ static void print_matrix(struct np_ctx *c)
 		for (int b = 0; b < d->n; b++) {
 			const struct np_link *l = np_diag_link(d, a, b);
 
-			if (!l)
+			if (!l || (d->sampled && !l->measured))
 				printf(" %9s", "-");
 			else
 				printf(" %9.3f", 8.0 * (a < b ? l->m.bw_ab : l->m.bw_ba));
@@ -875,12 +979,25 @@ static void print_flagged(struct np_ctx *c)
 			if (l->verdict == NP_OK)
 				continue;
 			any = 1;
-			printf("netpair: link %s-%s %s (bw ratio %.2f, bidir %.2f, latency x%.2f)%s%s%s%s\n",
+			printf("netpair: link %s-%s %s (bw ratio %.2f, bidir %.2f, latency x%.2f)%s%s%s%s%s\n",
 			       hosts[a], hosts[b], np_verdict_name(l->verdict), l->r.uni, l->r.bidir,
 			       l->r.lat, l->verdict == NP_EXPLAINED ? " by " : "",
-			       l->verdict == NP_EXPLAINED ? (l->by >= 0 ? hosts[l->by] : "both nodes") :
-			       "", l->why ? ": " : "", np_why_text(l->why));
+			       l->verdict != NP_EXPLAINED ? "" : l->uplink ? "the uplink of " : "",
+			       l->verdict != NP_EXPLAINED ? "" :
+			       l->uplink ? c->groups->names[l->uplink - 1] :
+			       l->by >= 0 ? hosts[l->by] : "both nodes",
+			       l->why ? ": " : "", np_why_text(l->why));
 		}
+	for (int g = 0; c->up && g < c->groups->ngroups; g++) {
+		const struct np_uplink *u = &c->up[g];
+
+		if (u->verdict == NP_OK)
+			continue;
+		any = 1;
+		printf("netpair: switch uplink %s %s: %.3g Gb/s across (%d links), %.3g Gb/s inside "
+		       "(%d links)\n", c->groups->names[g], np_verdict_name(u->verdict),
+		       8 * u->across_GBps, u->across, 8 * u->inside_GBps, u->inside);
+	}
 	if (!any)
 		printf("netpair: nothing flagged\n");
 	if (d->note)
@@ -889,6 +1006,12 @@ static void print_flagged(struct np_ctx *c)
 }
 
 /* ------------------------------------------------------------------ the probe */
+
+/* the results header: the job's groups ("topology") and the pair schedule ("pair_schedule") */
+static void netpair_header(const struct cc_options *o, const struct mpictx *mpi, json_t *rec)
+{
+	job_groups_header(o, mpi, rec, 1);
+}
 
 static int check_params(char *err, size_t len)
 {
@@ -989,52 +1112,21 @@ static int gather_rates(struct np_ctx *c)
 }
 
 /*
- * The tournament of all pairs on every rank: pairs[2k] -> pairs[2k+1] in
- * round round_of[k], rounds split to c->cap pairs at once. Returns the
- * number of rounds (the pairs and rounds malloc'd in *pairs_out and
- * *round_out), or -1 when out of memory.
+ * The pass-1 plan on every rank (collective, through probes/groups.h): the
+ * tournament or the grouped schedule as --pair-schedule and the groups
+ * decide; pairs[2k] -> pairs[2k+1] in round round_of[k] (malloc'd, *np
+ * pairs), not yet split to c->cap pairs at once. Returns the number of
+ * rounds, or -1 with err (the groups cannot be had, memory).
  */
-static int all_pairs_plan(struct np_ctx *c, int **pairs_out, int **round_out)
+static int pair_plan(struct np_ctx *c, int **pairs, int **round_of, int *np, char *err,
+		     size_t len)
 {
-	int n = c->nnodes, np = n * (n - 1) / 2, k = 0, nrounds = schedule_rounds(n);
-	int *pairs = malloc((size_t)np * 2 * sizeof(int)), *round_of = malloc((size_t)np * sizeof(int));
+	int rounds = job_pair_plan(c->run->opt, c->mpi, pairs, round_of, np, &c->grouped,
+				   &c->within, &c->why, err, len);
 
-	if (!pairs || !round_of) {
-		free(pairs);
-		free(round_of);
-		return -1;
-	}
-	for (int r = 0; r < nrounds; r++)
-		for (int x = 0; x < n; x++) {
-			int y = schedule_pair(n, r, x);
-
-			if (y <= x)
-				continue;
-			/* alternate who goes first so no node always leads */
-			pairs[2 * k] = (r + x) % 2 ? y : x;
-			pairs[2 * k + 1] = (r + x) % 2 ? x : y;
-			round_of[k] = r;
-			k++;
-		}
-	nrounds = schedule_cap(round_of, np, nrounds, c->cap);
-	*pairs_out = pairs;
-	*round_out = round_of;
-	if (nrounds < 0) {
-		free(round_of);
-		*round_out = NULL;
-	}
-	return nrounds;
-}
-
-/* Pass 1 on every rank: the tournament, rounds split to c->cap pairs at once. */
-static int run_all_pairs(struct np_ctx *c, struct np_meas *out, int **pairs_out)
-{
-	int np = c->nnodes * (c->nnodes - 1) / 2, *round_of = NULL, rc;
-	int nrounds = all_pairs_plan(c, pairs_out, &round_of);
-
-	rc = nrounds < 0 ? -1 : run_plan(c, 0, *pairs_out, np, round_of, nrounds, out);
-	free(round_of);
-	return rc;
+	if (rounds >= 0 && !(c->groups = job_groups(c->run->opt, c->mpi, err, len)))
+		rounds = -1;
+	return rounds;
 }
 
 /*
@@ -1147,24 +1239,38 @@ static int netpair_run(struct cc_run *run)
 			       .confirm = p_confirm };
 	struct np_diag d = { 0 };
 	struct np_meas *m = NULL;
-	int *pairs = NULL, rc = CC_EXIT_OK, ok = 1, slack = -1, mode[3] = { 0, 0, 0 };
+	int *pairs = NULL, *round_of = NULL, rc = CC_EXIT_OK, ok = 1, slack = -1, np = 0, nrounds;
+	int mode[3] = { 0, 0, 0 };
 	double t0 = timer_now();
+	char err[300] = "";
 
 	if (too_few_nodes(run, "probe"))
 		return CC_EXIT_OK;
-	if (mpi->rank == 0) {
-		m = calloc((size_t)c.nnodes * (c.nnodes - 1) / 2, sizeof(*m));
+	/* the same plan on every rank; a topology that does not fit the job fails it everywhere */
+	nrounds = pair_plan(&c, &pairs, &round_of, &np, err, sizeof(err));
+	if (nrounds < 0)
+		ok = 0;
+	if (ok && mpi->rank == 0) {
+		m = calloc((size_t)np, sizeof(*m));
 		if (!m || np_diag_init(&d, c.nnodes, &opt)) {
 			log_error("netpair: out of memory for %d nodes", c.nnodes);
 			ok = 0;
 		}
 		c.diag = &d;
+		d.sampled = c.grouped;
+		d.group = c.groups->given ? c.groups->group_of : NULL;
+		if (c.groups->given && c.groups->ngroups >= 2 &&
+		    !(c.up = calloc((size_t)c.groups->ngroups, sizeof(*c.up)))) {
+			log_error("netpair: out of memory for %d groups", c.groups->ngroups);
+			ok = 0;
+		}
 	}
 	if (np_open(&c, ok, mode, &slack)) {
-		run_error(run, "probe", "netpair", "setup failed on some rank (see its log)");
+		run_error(run, "probe", "netpair", err[0] ? err : "setup failed on some rank (see its log)");
 		rc = CC_EXIT_RUNTIME;
 		goto out;
 	}
+	nrounds = schedule_cap(round_of, np, nrounds, c.cap);
 	/*
 	 * Both ways at once on nodes that share a kernel is bounded by its CPU,
 	 * not by the links (measured on 2 cores: 0.45-0.6 of twice the rate,
@@ -1192,7 +1298,10 @@ static int netpair_run(struct cc_run *run)
 		log_info("netpair: %d nodes, %zu B bandwidth, %zu B latency messages",
 			 c.nnodes, p_bw_size, p_lat_size);
 	}
-	if (run_all_pairs(&c, m, &pairs))
+	if (mpi->rank == 0)
+		log_info("netpair: %s schedule (%s): %d pairs in %d rounds", c.grouped ? "grouped" :
+			 "all-pairs", c.why, np, nrounds);
+	if (nrounds < 0 || run_plan(&c, 0, pairs, np, round_of, nrounds, m))
 		rc = CC_EXIT_RUNTIME;
 	/*
 	 * Rank 0 always ends with the "no more retests" message and the others
@@ -1200,7 +1309,7 @@ static int netpair_run(struct cc_run *run)
 	 * a collective of another shape.
 	 */
 	if (mpi->rank == 0) {
-		int np = c.nnodes * (c.nnodes - 1) / 2, hdr[2] = { -1, 0 }, drc = -1;
+		int hdr[2] = { -1, 0 }, drc = -1;
 
 		for (int i = 0; !rc && i < np; i++)
 			np_diag_set(&d, pairs[2 * i], pairs[2 * i + 1], &m[i]);
@@ -1208,6 +1317,9 @@ static int netpair_run(struct cc_run *run)
 			print_matrix(&c);
 		if (!rc)
 			drc = np_diagnose(&d, p_retest ? retest_cb : NULL, &c);
+		/* with leaf switches for groups: what the links say of their uplinks */
+		if (!drc && c.up && np_uplinks(&d, c.groups->group_of, c.groups->ngroups, c.up) < 0)
+			drc = -1;
 		mpictx_nap_bcast(hdr, 2, MPI_INT, mpi->world);
 		if (rc) {
 			run_error(run, "probe", "netpair", "the all-pairs pass failed (see the log)");
@@ -1219,7 +1331,7 @@ static int netpair_run(struct cc_run *run)
 			write_diagnosis(&c);
 			if (!run->opt->quiet)
 				print_flagged(&c);
-			if (d.bad_nodes || d.bad_links)
+			if (d.bad_nodes || d.bad_links || d.bad_uplinks || d.ambiguous_uplinks)
 				rc = CC_EXIT_FAIL;
 		}
 		if (c.failed && rc < CC_EXIT_FAIL)
@@ -1237,7 +1349,9 @@ out:
 	np_close(&c, slack);
 	np_diag_free(&d);
 	free(pairs);
+	free(round_of);
 	free(m);
+	free(c.up);
 	return rc;
 }
 
@@ -1332,19 +1446,21 @@ static int netpair_soak(struct cc_run *run)
 	struct np_ctx c = { .run = run, .mpi = mpi, .comm = MPI_COMM_NULL, .nnodes = mpi->nnodes,
 			    .step_s = o->soak_interval };
 	int *pairs = NULL, *round_of = NULL, *who = NULL, rc = CC_EXIT_OK, slack = -1;
-	int mode[3] = { 0, 0, 0 }, np = c.nnodes * (c.nnodes - 1) / 2, nrounds = -1, sweep = 0;
+	int mode[3] = { 0, 0, 0 }, np = 0, nrounds = -1, sweep = 0;
 	int stop = 0, nv = 0, ok;
 	double *v = NULL, t0;
+	char err[300] = "";
 
 	if (too_few_nodes(run, "soak"))
 		return CC_EXIT_OK;
-	if (np_open(&c, 1, mode, &slack)) {
-		run_error(run, "soak", "netpair", "setup failed on some rank (see its log)");
+	/* every rank plans the same sweep (the matrix's schedule); rank 0 keeps one sweep's samples */
+	nrounds = pair_plan(&c, &pairs, &round_of, &np, err, sizeof(err));
+	if (np_open(&c, nrounds >= 0, mode, &slack)) {
+		run_error(run, "soak", "netpair", err[0] ? err : "setup failed on some rank (see its log)");
 		rc = CC_EXIT_RUNTIME;
 		goto out;
 	}
-	/* every rank plans the same sweep; rank 0 keeps one sweep's samples for its line */
-	nrounds = all_pairs_plan(&c, &pairs, &round_of);
+	nrounds = schedule_cap(round_of, np, nrounds, c.cap);
 	ok = nrounds >= 0;
 	if (mpi->rank == 0) {
 		v = malloc((size_t)np * 2 * sizeof(*v));
@@ -1452,20 +1568,41 @@ out:
 }
 
 /*
+ * The rounds and pairs of the plan's schedule on o->plan_nodes nodes: the
+ * tournament, or the grouped schedule when --pair-schedule and --topology
+ * (its first N hosts) say so (probes/groups.h: plan_pair_rounds).
+ */
+static void plan_shape(const struct cc_options *o, int *rounds, int *pairs)
+{
+	int n = o->plan_nodes, within, grouped;
+	long np;
+
+	*rounds = n % 2 ? n : n - 1;
+	*pairs = n * (n - 1) / 2;
+	if (n >= 2 && (*rounds = plan_pair_rounds(o, n, &within, &grouped, &np, NULL)) >= 0) {
+		*pairs = (int)np;
+		return;
+	}
+	*rounds = n % 2 ? n : n - 1;
+}
+
+/*
  * Per pair: a latency step (--pair-iters round trips, ~30 us each on TCP)
  * and three bandwidth steps (each way, both ways) of --pair-time or at least
- * one window of messages; rounds of N/2 pairs at once, or --pair-concurrency
- * pairs at once. Retests of suspects are not counted: healthy hardware.
+ * one window of messages; rounds of N/2 pairs at once (the tournament's, or
+ * the grouped schedule's), or --pair-concurrency pairs at once. Retests of
+ * suspects are not counted: healthy hardware.
  */
 static double netpair_estimate(const struct cc_options *o)
 {
-	int n = o->plan_nodes, pairs = n * (n - 1) / 2, rounds = n % 2 ? n : n - 1;
+	int n = o->plan_nodes, pairs, rounds;
 	double gbps = o->plan_gbps > 0 ? o->plan_gbps : 100, msg = p_bw_size * 8.0 / (gbps * 1e9);
 	double bw = p_time > msg ? p_time : msg, step = 3 * (bw + p_warmup * msg) + p_iters * 30e-6;
 	int at_once = p_concurrency ? p_concurrency : n / 2;
 
 	if (n < 2)
 		return 0;
+	plan_shape(o, &rounds, &pairs);
 	if (at_once < 1)
 		at_once = 1;
 	/* a round holds at most N/2 pairs; with a cap, pairs / cap steps */
@@ -1479,13 +1616,14 @@ static double netpair_estimate(const struct cc_options *o)
  */
 static double netpair_soak_estimate(const struct cc_options *o)
 {
-	int n = o->plan_nodes, pairs = n * (n - 1) / 2, rounds = n % 2 ? n : n - 1;
+	int n = o->plan_nodes, pairs, rounds;
 	double gbps = o->plan_gbps > 0 ? o->plan_gbps : 100, msg = p_bw_size * 8.0 / (gbps * 1e9);
 	double bw = o->soak_interval > msg ? o->soak_interval : msg, sweep;
 	int at_once = p_concurrency ? p_concurrency : n / 2;
 
 	if (n < 2)
 		return 0;
+	plan_shape(o, &rounds, &pairs);
 	if (at_once < 1)
 		at_once = 1;
 	sweep = (p_concurrency ? (double)(pairs + at_once - 1) / at_once : rounds) * (2 * (bw + p_warmup * msg) + 0.02);
@@ -1498,8 +1636,10 @@ const struct probe probe_netpair = {
 	.params = netpair_params,
 	.phase = PHASE_PAIRS,
 	.estimate = netpair_estimate,
+	.plan_note = plan_pair_note,
 	.check = check_params,
 	.run = netpair_run,
 	.soak = netpair_soak,
 	.soak_estimate = netpair_soak_estimate,
+	.header = netpair_header,
 };

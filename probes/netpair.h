@@ -98,6 +98,7 @@ struct np_link {
 	double lo;               /* pass 2b: its lowest one-way reading, ratio to the reference */
 	enum np_verdict verdict;
 	int by;                  /* NP_EXPLAINED: the bad node; -1 when both are bad */
+	int uplink;              /* NP_EXPLAINED by a switch uplink: its group + 1; 0: not */
 	enum np_why why;         /* NP_INCONCLUSIVE: why */
 };
 
@@ -134,6 +135,12 @@ struct np_diag {
 	double ref_of_rate;      /* ref_uni / opt.rate_GBps; 0 when the rate is unknown */
 	int collapsed;           /* ref_of_rate below NP_COLLAPSE */
 	int retests[2];          /* pairs measured in pass 2a and 2b */
+	int sampled;             /* set before np_diagnose: only the measured links are due
+				  * (the grouped schedule); else an unmeasured link is suspect */
+	int bad_uplinks, ambiguous_uplinks;  /* np_uplinks */
+	const int *group;        /* set before np_diagnose, or NULL: each node's group (a
+				  * topology's leaves); a suspect with no good link is then
+				  * retested inside its group first */
 	const char *note;        /* why the verdict is weaker than usual, or NULL */
 };
 
@@ -168,5 +175,30 @@ int np_diagnose(struct np_diag *d, np_measure_fn measure, void *ctx);
 
 /* "ok", "bad", "suspect", "ambiguous", "explained", "transient", "inconclusive". */
 const char *np_verdict_name(enum np_verdict v);
+
+/*
+ * Blame at the switch (probes/netpair_uplink.c, docs/netpair.md): what the
+ * diagnosed links say of each group's uplink when the groups are leaf
+ * switches (a topology). Links with a bad node at an end are left out.
+ */
+struct np_uplink {
+	enum np_verdict verdict; /* NP_OK; NP_BAD: this group's uplink; NP_AMBIGUOUS: this
+				  * group's or its peers' (no healthy group to tell: two groups) */
+	int inside, across;      /* measured links inside the group, and from it to another */
+	int slow_inside, slow_across;  /* of them, link faults (verdict bad) */
+	double inside_GBps, across_GBps;  /* medians, the slower direction, best measurement */
+	double inside_ratio, across_ratio;  /* the same over the reference (0: none) */
+};
+
+/*
+ * After np_diagnose, with group_of[d->n] in 0..ngroups-1: a group's uplink is
+ * to blame when every link crossing it is a link fault while the links inside
+ * it are not (one inside at least), and a group it crosses to is healthy
+ * (else ambiguous). The bad links it explains become NP_EXPLAINED with
+ * .uplink set; d->bad_links, explained_links, bad_uplinks and
+ * ambiguous_uplinks are updated. Fills up[ngroups]. Returns the number of
+ * uplinks blamed (bad or ambiguous), or -1 when memory runs out.
+ */
+int np_uplinks(struct np_diag *d, const int *group_of, int ngroups, struct np_uplink *up);
 
 #endif

@@ -225,7 +225,9 @@ static int pass1(struct np_diag *d)
 		struct np_link *l = &d->link[i];
 
 		l->r = judge(d, &l->m);
-		if (!l->measured)
+		if (!l->measured && d->sampled)
+			l->r = (struct np_ratios){ 0 };   /* not in the plan: not due */
+		else if (!l->measured)
 			l->r.flags |= NP_F_UNI;   /* never measured: not good */
 		l->verdict = NP_OK;
 		l->by = -1;
@@ -249,7 +251,7 @@ static int pass1(struct np_diag *d)
 		}
 		nd->ratio = stats_median(v, (size_t)nv);
 		nd->lat_ratio = stats_median(w, (size_t)nw);
-		nd->suspect = nd->good_links < n - 1;
+		nd->suspect = nd->good_links < (d->sampled ? nd->links : n - 1);
 		nd->known_good = nd->good_links > 0;
 		nd->verdict = NP_OK;
 	}
@@ -308,6 +310,53 @@ static int partner_class(const struct np_diag *d, int x, int p)
 	return l->measured && !l->r.flags ? 1 : 2;
 }
 
+/* x takes p as its next retest partner: the pair planned once, both ends' load counted; -1 on memory */
+static int take_partner(struct pairlist *pl, int *load, struct np_node *nd, int x, int p)
+{
+	if (pairlist_add(pl, x, p) < 0)
+		return -1;
+	load[p]++;
+	load[x]++;
+	nd->partner[nd->npartners++] = p;
+	return 0;
+}
+
+/*
+ * Gives node x partners of class cls (partner_class) until it has
+ * opt.partners or there is none left: the least loaded first, then the one
+ * with more good links and the better ratio. 0, or -1 on memory.
+ */
+static int fill_partners(struct np_diag *d, struct pairlist *pl, int *load, int x, int cls)
+{
+	struct np_node *nd = &d->node[x];
+
+	while (nd->npartners < d->opt.partners) {
+		int best = -1;
+
+		for (int p = 0; p < d->n; p++) {
+			int dup = 0;
+
+			if (p == x || partner_class(d, x, p) != cls)
+				continue;
+			for (int k = 0; k < nd->npartners; k++)
+				dup |= nd->partner[k] == p;
+			if (dup)
+				continue;
+			if (best < 0 || load[p] < load[best] ||
+			    (load[p] == load[best] &&
+			     (d->node[p].good_links > d->node[best].good_links ||
+			      (d->node[p].good_links == d->node[best].good_links &&
+			       d->node[p].ratio > d->node[best].ratio))))
+				best = p;
+		}
+		if (best < 0)
+			return 0;
+		if (take_partner(pl, load, nd, x, best))
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * Chooses the retest partners of every suspect node. Partners are
  * known-good nodes; a node that had a good link in pass 1 is retested
@@ -346,38 +395,34 @@ static int plan_partners(struct np_diag *d, struct pairlist *pl)
 		for (int p = 0; p < n; p++)
 			if (p != x && partner_class(d, x, p) == 1)
 				want = 1;
-		/* pairs already planned (another node chose x) count first */
-		for (int p = 0; p < n && nd->npartners < d->opt.partners; p++)
-			if (p != x && partner_class(d, x, p) == want && pairlist_find(pl, x, p) >= 0)
-				nd->partner[nd->npartners++] = p;
-		while (nd->npartners < d->opt.partners) {
-			int best = -1;
-
-			for (int p = 0; p < n; p++) {
-				int dup = 0;
-
-				if (p == x || partner_class(d, x, p) != want)
-					continue;
-				for (int k = 0; k < nd->npartners; k++)
-					dup |= nd->partner[k] == p;
-				if (dup)
-					continue;
-				if (best < 0 || load[p] < load[best] ||
-				    (load[p] == load[best] &&
-				     (d->node[p].good_links > d->node[best].good_links ||
-				      (d->node[p].good_links == d->node[best].good_links &&
-				       d->node[p].ratio > d->node[best].ratio))))
-					best = p;
-			}
-			if (best < 0)
-				break;
-			if (pairlist_add(pl, x, best) < 0) {
+		/*
+		 * No good link at all, and a topology: first a partner under the same
+		 * leaf, known-good or not. A pair that passes clears both ends, so it
+		 * can only help; it tells a node whose one link inside its leaf read
+		 * slow by a busy moment, and whose links across are slow because of
+		 * the leaf's uplink, from a slow node (pass 1 of test_uplink.sh once
+		 * named both hosts of a leaf of two bad that way).
+		 */
+		for (int p = 0; want == 2 && d->group && !nd->npartners && p < n; p++)
+			if (p != x && d->group[p] == d->group[x] && take_partner(pl, load, nd, x, p)) {
 				rc = -1;
 				goto out;
 			}
-			load[best]++;
-			load[x]++;
-			nd->partner[nd->npartners++] = best;
+		/* pairs already planned (another node chose x) count first */
+		for (int p = 0; p < n && nd->npartners < d->opt.partners; p++)
+			if (p != x && partner_class(d, x, p) == want && pairlist_find(pl, x, p) >= 0 &&
+			    !(nd->npartners && nd->partner[0] == p))
+				nd->partner[nd->npartners++] = p;
+		if (fill_partners(d, pl, load, x, want) ||
+		    /*
+		     * with a topology, a node short of clean partners (one neighbour in
+		     * a leaf of two) takes known-good ones too: one slow retest beside
+		     * a busy CPU must not condemn it alone (test_uplink.sh under a busy
+		     * loop per core once named node4 on its one retest with node5)
+		     */
+		    (d->group && want == 1 && fill_partners(d, pl, load, x, 2))) {
+			rc = -1;
+			goto out;
 		}
 	}
 out:

@@ -39,6 +39,12 @@ struct probe {
 	 */
 	double (*estimate)(const struct cc_options *o);
 	/*
+	 * ccprobe --plan's note beside the estimate (its 4th column), e.g. the
+	 * pair schedule of netpair and ib on o->plan_nodes nodes. May be NULL:
+	 * "model".
+	 */
+	void (*plan_note)(const struct cc_options *o, char *buf, size_t len);
+	/*
 	 * Validates its options before MPI starts, so a bad value is a usage
 	 * error (exit 2). Returns 0, or -1 with a one-line message. May be NULL.
 	 */
@@ -65,11 +71,12 @@ struct probe {
 	/* ccprobe --plan under --soak: its seconds, setup included. NULL: o->soak_s */
 	double (*soak_estimate)(const struct cc_options *o);
 	/*
-	 * When named: what it adds to the results header under its own key
-	 * (header_key), a new JSON value (isolate: the topology). May be NULL.
+	 * When named: adds its keys to the results header rec (isolate, netpair,
+	 * ib: "topology", and the node-pair probes "pair_schedule"), leaving a key
+	 * an earlier probe set. Called on every rank (it may be collective over
+	 * mpi->world). May be NULL.
 	 */
-	const char *header_key;
-	json_t *(*header)(const struct cc_options *o, const struct mpictx *mpi);
+	void (*header)(const struct cc_options *o, const struct mpictx *mpi, json_t *rec);
 };
 
 /* The only list of probes: sorted by name, NULL-terminated. */

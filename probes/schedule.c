@@ -253,3 +253,61 @@ out:
 	free(crossed);
 	return rc;
 }
+
+int schedule_use_grouped(int mode, int n, int ngroups, const char **why)
+{
+	const char *w;
+	int g;
+
+	if (mode == 1) {
+		g = 0;
+		w = "--pair-schedule all-pairs";
+	} else if (mode == 2) {
+		g = 1;
+		w = "--pair-schedule grouped";
+	} else if (ngroups >= 2) {
+		g = 1;
+		w = "auto: a topology of 2 groups or more";
+	} else if (n > SCHEDULE_ALL_PAIRS_MAX) {
+		g = 1;
+		w = "auto: more than 128 nodes";
+	} else {
+		g = 0;
+		w = ngroups == 1 ? "auto: the topology puts every node in one group" :
+				   "auto: 128 nodes or fewer and no topology";
+	}
+	if (why)
+		*why = w;
+	return g;
+}
+
+int schedule_all_pairs(int n, int **pairs_out, int **round_out)
+{
+	int np = n * (n - 1) / 2, k = 0, nrounds = schedule_rounds(n);
+	int *pairs, *round_of;
+
+	*pairs_out = *round_out = NULL;
+	if (n < 2)
+		return -1;
+	pairs = malloc((size_t)np * 2 * sizeof(int));
+	round_of = malloc((size_t)np * sizeof(int));
+	if (!pairs || !round_of) {
+		free(pairs);
+		free(round_of);
+		return -1;
+	}
+	for (int r = 0; r < nrounds; r++)
+		for (int x = 0; x < n; x++) {
+			int y = schedule_pair(n, r, x);
+
+			if (y <= x)
+				continue;
+			pairs[2 * k] = (r + x) % 2 ? y : x;
+			pairs[2 * k + 1] = (r + x) % 2 ? x : y;
+			round_of[k] = r;
+			k++;
+		}
+	*pairs_out = pairs;
+	*round_out = round_of;
+	return nrounds;
+}

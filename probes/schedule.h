@@ -64,4 +64,28 @@ int schedule_cap(int *round_of, int npairs, int nrounds, int k);
 int schedule_grouped(int n, const int *group_of, int ngroups, int **pairs, int **round_of,
 		     int *npairs, int *within);
 
+/*
+ * The most nodes that play every pair by default (--pair-schedule auto with
+ * no topology): 127 rounds, about a minute of netpair at its defaults, and
+ * the complete matrix keeps every pair-specific fault in view. Above it the
+ * grouped schedule, groups of ceil(sqrt(n)) in host order.
+ */
+#define SCHEDULE_ALL_PAIRS_MAX 128
+
+/*
+ * Whether to run the grouped schedule: mode is enum cc_pair_schedule (auto 0,
+ * all-pairs 1, grouped 2), ngroups the groups a topology puts the job's n
+ * nodes in (0: no topology given). auto: grouped when the topology has two
+ * groups or more, or n > SCHEDULE_ALL_PAIRS_MAX. *why (if not NULL) gets a
+ * static phrase for the results ("--topology: 2 groups", ...).
+ */
+int schedule_use_grouped(int mode, int n, int ngroups, const char **why);
+
+/*
+ * The all-pairs tournament as a pair list: pairs[2k] -> pairs[2k+1] in round
+ * round_of[k] (n(n-1)/2 pairs, malloc'd), who goes first alternating so that
+ * no node always leads. Returns the number of rounds, or -1 (n < 2, memory).
+ */
+int schedule_all_pairs(int n, int **pairs, int **round_of);
+
 #endif

@@ -373,12 +373,31 @@ static void hardware(FILE *f, const struct markup *m, const json_t *s)
 		keys, heads, 4, "Every host has the hardware the profile expects.");
 }
 
+/* what each diagnosis blames, at its granularity: node, link, leaf uplink (its subject before there was one) */
 static void diagnoses(FILE *f, const struct markup *m, const json_t *s)
 {
-	static const char *const keys[] = { "probe", "subject", "element", "verdict", "evidence" };
-	static const char *const heads[] = { "probe", "subject", "element", "diagnosis", "evidence" };
+	static const char *const keys[] = { "probe", "granularity", "element", "verdict", "evidence" };
+	static const char *const heads[] = { "probe", "granularity", "element", "diagnosis", "evidence" };
+	json_t *rows = json_deep_copy(j_arr(s, "diagnoses")), *d;
+	size_t i;
 
-	generic(f, m, "diagnoses", "Diagnoses", j_arr(s, "diagnoses"), keys, heads, 5, "None.");
+	json_array_foreach(rows, i, d)
+		if (!json_object_get(d, "granularity") && json_object_get(d, "subject"))
+			json_object_set(d, "granularity", json_object_get(d, "subject"));
+	generic(f, m, "diagnoses", "Diagnoses", rows, keys, heads, 5, "None.");
+	json_decref(rows);
+}
+
+/* isolate's rounds (docs/isolation.md): every test, its hosts, padding, result and the planner's decision */
+static void isolate_rounds(FILE *f, const struct markup *m, const json_t *s)
+{
+	static const char *const keys[] = { "round", "role", "group", "nodes", "padding", "ratio", "result",
+					    "tries", "decision" };
+	static const char *const heads[] = { "round", "test", "group", "hosts tested", "known-good padding",
+					     "busbw / reference", "result", "tries", "decision" };
+
+	generic(f, m, "isolate-rounds", "Group testing rounds (isolate)", j_arr(s, "isolate_rounds"), keys,
+		heads, 9, NULL);
 }
 
 /* one row of numbers: a number's cell is right-aligned where the markup can */
@@ -905,6 +924,27 @@ static void inputs(FILE *f, const struct markup *m, const json_t *s)
 		fputs(m->tr_close, f);
 	}
 	fputs(m->table_close, f);
+	/* the groups each run planned by, and its pair schedule (docs/netpair.md) */
+	json_array_foreach(j_arr(s, "inputs"), i, in) {
+		const json_t *t = json_object_get(in, "topology");
+		const char *sched = json_string_value(json_object_get(t, "pair_schedule"));
+
+		if (!t)
+			continue;
+		m->p_open(f, "note");
+		if (*j_str(t, "error"))
+			E(f, m, "Topology of %s: none, %s.", j_str(in, "path"), j_str(t, "error"));
+		else
+			E(f, m, "Topology of %s: %s, %lld group(s)%s%s%s%s.", j_str(in, "path"),
+			  j_str(t, "source"), (long long)json_integer_value(json_object_get(t, "groups")),
+			  sched ? "; node pairs: " : "", sched ?: "", sched ? " schedule, " : "",
+			  sched ? j_str(t, "why") : "");
+		if (sched && !strcmp(sched, "grouped"))
+			E(f, m, " %lld round(s) inside groups (every pair), %lld across (sampled).",
+			  (long long)json_integer_value(json_object_get(t, "rounds_inside")),
+			  (long long)json_integer_value(json_object_get(t, "rounds_across")));
+		fputs(m->p_close, f);
+	}
 	/* evidence another tool wrote, converted by ccreport (docs/import.md) */
 	json_array_foreach(j_arr(s, "inputs"), i, in) {
 		const json_t *imp = json_object_get(in, "imported");
@@ -961,6 +1001,7 @@ void render_doc(FILE *f, const struct markup *m, const json_t *s, const struct c
 	problems(f, m, s);
 	hardware(f, m, s);
 	diagnoses(f, m, s);
+	isolate_rounds(f, m, s);
 	outliers(f, m, s);
 	consistency(f, m, s);
 	baseline(f, m, s);

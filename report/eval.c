@@ -50,6 +50,7 @@ int eval_init(struct eval *e, const struct profile *p)
 	e->cs = calloc(p->ncrit ? p->ncrit : 1, sizeof(*e->cs));
 	e->series = json_object();
 	e->diagnoses = json_array();
+	e->isolate_rounds = json_array();
 	e->timeouts = json_array();
 	e->unjudged = json_array();
 	e->inventoried = json_pack("{s:{}, s:{}}", "gpu", "rdma");
@@ -66,7 +67,7 @@ int eval_init(struct eval *e, const struct profile *p)
 	e->device_ids = json_object();
 	e->identity = json_array();
 	e->manifest = json_null();
-	if (!e->compute || !e->device_ids || !e->identity || !e->cs || !e->series || !e->diagnoses || !e->timeouts || !e->unjudged || !e->inventoried || !e->versions || !e->outliers ||
+	if (!e->compute || !e->device_ids || !e->identity || !e->cs || !e->series || !e->diagnoses || !e->isolate_rounds || !e->timeouts || !e->unjudged || !e->inventoried || !e->versions || !e->outliers ||
 	    !e->fits || !e->ranks_of || !e->scaling)
 		return -1;
 	e->ncs = p->ncrit;
@@ -539,6 +540,63 @@ static void note_inventory(struct eval *e, const json_t *rec)
 }
 
 /*
+ * A group's hosts as "nodes node8–node11" when they share a prefix and
+ * their numbers run on by one, else "node1, node4, node9" (4 named at most,
+ * then the count).
+ */
+static void hosts_range(const json_t *hosts, char *out, size_t len)
+{
+	size_t n = json_array_size(hosts), i, at = 0, plen = 0;
+	const char *first = NULL, *last = NULL;
+	long prev = 0;
+	int range = n > 1;
+	const json_t *h;
+
+	json_array_foreach(hosts, i, h) {
+		const char *s = json_string_value(h) ?: "?", *d = s + strlen(s);
+
+		while (d > s && d[-1] >= '0' && d[-1] <= '9')
+			d--;
+		if (!*d || (first && ((size_t)(d - s) != plen || strncmp(s, first, plen) ||
+				      strtol(d, NULL, 10) != prev + 1)))
+			range = 0;
+		if (!first) {
+			first = s;
+			plen = (size_t)(d - s);
+		}
+		prev = *d ? strtol(d, NULL, 10) : 0;
+		last = s;
+	}
+	if (range) {
+		snprintf(out, len, "nodes %s\u2013%s", first, last);
+		return;
+	}
+	out[0] = '\0';
+	json_array_foreach(hosts, i, h) {
+		if (at >= len)
+			break;
+		if (i == 4) {
+			snprintf(out + at, len - at, ", ... (%zu hosts)", n);
+			break;
+		}
+		at += (size_t)snprintf(out + at, len - at, "%s%s", i ? ", " : "",
+				       json_string_value(h) ?: "?");
+	}
+}
+
+/*
+ * What a diagnosis blames, named at its granularity (docs/report.md): a node
+ * (drained), a link between two nodes, a leaf switch's uplink (its nodes are
+ * not drained), the paths between groups (a spine or every uplink).
+ */
+static const char *granularity(const char *subject)
+{
+	return !strcmp(subject, "node") ? "node" : !strcmp(subject, "link") ? "link" :
+	       !strcmp(subject, "uplink") ? "leaf uplink" :
+	       !strcmp(subject, "between_groups") ? "spine or leaf uplinks" : subject;
+}
+
+/*
  * A diagnosis that names every node of its run bad (3 or more) is a measurement
  * that failed, not a diagnosis (docs/netpair.md, "Noise"): files of ccprobe
  * before 2026-12-04 could say so on a busy machine. Its node entries, noted
@@ -592,26 +650,30 @@ static int note_diagnosis(struct eval *e, const json_t *rec)
 			snprintf(by + strlen(by), sizeof(by) - strlen(by), ": %s", str(rec, "reason"));
 		why = by[0] ? by : NULL;
 	} else if (!strcmp(subj, "uplink") && (!strcmp(v, "bad") || !strcmp(v, "ambiguous"))) {
-		/* isolate: "switch uplink leaf2 (node8, node9, ...)": its nodes are not drained */
-		const json_t *hs = json_object_get(rec, "hosts"), *h;
-		size_t i, at;
+		/* "switch uplink leaf2 (nodes node8-node11)": its nodes are not drained */
+		char hosts[400];
 
-		at = (size_t)snprintf(name, sizeof(name), "switch uplink %s (", str(rec, "group") ?: "?");
-		json_array_foreach(hs, i, h)
-			if (at < sizeof(name) - 2)
-				at += (size_t)snprintf(name + at, sizeof(name) - at, "%s%s", i ? ", " : "",
-						       json_string_value(h) ?: "?");
-		if (at < sizeof(name) - 1)
-			snprintf(name + at, sizeof(name) - at, ")");
+		hosts_range(json_object_get(rec, "hosts"), hosts, sizeof(hosts));
+		snprintf(name, sizeof(name), "switch uplink %s (%s)", str(rec, "group") ?: "?", hosts);
+		/* netpair's: the pairs crossing it against those inside it */
+		if (json_is_number(json_object_get(rec, "across_Gbps")) &&
+		    json_is_number(json_object_get(rec, "inside_Gbps"))) {
+			snprintf(by, sizeof(by), "%.2g Gb/s across, %.2g inside%s",
+				 json_number_value(json_object_get(rec, "across_Gbps")),
+				 json_number_value(json_object_get(rec, "inside_Gbps")),
+				 !strcmp(v, "ambiguous") ? " (or the uplink of the group it crosses to: "
+				 "no third group to tell)" : "");
+			why = by;
+		}
 	} else if (!strcmp(subj, "between_groups") && !strcmp(v, "bad")) {
 		/* isolate: each group passed alone, their representatives together failed */
 		snprintf(name, sizeof(name), "between groups (a spine or a leaf uplink)");
 	} else {
 		return 0;
 	}
-	return json_array_append_new(e->diagnoses, json_pack("{s:s?, s:s, s:s, s:s, s:s?}",
-		"probe", str(rec, "name"), "subject", subj, "element", name, "verdict", v,
-		"evidence", why));
+	return json_array_append_new(e->diagnoses, json_pack("{s:s?, s:s, s:s, s:s, s:s, s:s?}",
+		"probe", str(rec, "name"), "subject", subj, "granularity", granularity(subj),
+		"element", name, "verdict", v, "evidence", why));
 }
 
 /* "NAME (never started: rank R on HOST, ...)": the likely culprits of a hang */
@@ -735,6 +797,40 @@ int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 	return rc ? -1 : 0;
 }
 
+/* a list of host names as one text: "node0 node1" (empty when none) */
+static json_t *host_words(const json_t *hosts)
+{
+	json_t *h, *out;
+	size_t i, at = 0;
+	char buf[512] = "";
+
+	json_array_foreach(hosts, i, h)
+		if (json_is_string(h) && at < sizeof(buf))
+			at += (size_t)snprintf(buf + at, sizeof(buf) - at, "%s%s", at ? " " : "",
+					       json_string_value(h));
+	if (at >= sizeof(buf))
+		snprintf(buf + sizeof(buf) - 5, 5, "...");
+	out = json_string(buf);
+	return out;
+}
+
+/*
+ * One of isolate's tests (docs/isolation.md), kept so the report draws the
+ * rounds: which hosts were tested together, padded with which known-good
+ * ones, what they read and what the planner decided.
+ */
+static int note_isolate_round(struct eval *e, const json_t *rec)
+{
+	const json_t *ratio = json_object_get(rec, "ratio"), *pass = json_object_get(rec, "pass");
+
+	return json_array_append_new(e->isolate_rounds, json_pack("{s:O?, s:s?, s:s?, s:o, s:o, s:O?, s:s, s:O?, s:s?}",
+		"round", json_object_get(rec, "round"), "role", str(rec, "role"), "group", str(rec, "group"),
+		"nodes", host_words(json_object_get(rec, "nodes")),
+		"padding", host_words(json_object_get(rec, "padding")), "ratio", ratio,
+		"result", json_is_true(pass) ? "pass" : json_is_false(pass) ? "fail" : "?",
+		"tries", json_object_get(rec, "tries"), "decision", str(rec, "decision")));
+}
+
 int eval_record(struct eval *e, json_t *rec, long line, char *err, size_t len)
 {
 	const char *type = str(rec, "type");
@@ -804,6 +900,9 @@ int eval_record(struct eval *e, json_t *rec, long line, char *err, size_t len)
 				      e->nin ? e->in[e->nin - 1].path : "?", (long long)nf, (long long)ec);
 	} else {
 		/* a measurement (or another type a later schema adds) */
+		if (streq(type, "measurement") && streq(str(rec, "kind"), "probe") && streq(str(rec, "name"), "isolate") &&
+		    note_isolate_round(e, rec))
+			return snprintf(err, len, "out of memory"), -1;
 		r = malloc(sizeof(*r));
 		if (!r)
 			rc = -1;
@@ -1245,7 +1344,7 @@ static int *header_hosts(const struct eval *e, int k, size_t *n)
  * NAMES_LISTED of them are named (a header of 17,000 hosts is 144 million
  * pairs; its records a few thousand).
  */
-static char *links_missing(const struct eval *e, const struct crit_state *s)
+static char *links_missing_all(const struct eval *e, const struct crit_state *s)
 {
 	unsigned long long *got, nmiss = 0, ndue = 0, ngot = 0;
 	unsigned char *in0 = NULL, *seen = NULL;
@@ -1505,6 +1604,215 @@ out:
 	return t;
 }
 
+/* "A; B": each part may be NULL or empty; malloc'd, NULL when both are */
+static char *join(char *a, const char *b)
+{
+	char *t;
+
+	if (!b || !*b)
+		return a;
+	if (!a)
+		return strdup(b);
+	if (asprintf(&t, "%s; %s", a, b) < 0)
+		return a;
+	free(a);
+	return t;
+}
+
+/* what links_missing counts over the inputs */
+struct link_count {
+	struct htab due;         /* links already counted, "a-b" */
+	long ndue, nmiss;        /* due (every pair, or every pair inside a group) and not measured */
+	char *names;             /* the first NAMES_LISTED missing */
+	long across, sampled;    /* grouped runs: links across groups, and of them measured */
+	long gpairs, gpairs_bare;  /* pairs of groups, and those with no link measured across */
+	long hosts_bare;         /* hosts of 2 groups or more with no link measured across */
+	char *bare;              /* the first group pair or host not covered */
+	int grouped;             /* an input ran the grouped schedule */
+	int full;                /* an input ran every pair */
+};
+
+static int measured_name(const struct crit_state *s, const char *a, const char *b)
+{
+	char name[520];
+
+	snprintf(name, sizeof(name), "%s-%s", a, b);
+	if (htab_get(&s->idx, name) >= 0)
+		return 1;
+	snprintf(name, sizeof(name), "%s-%s", b, a);
+	return htab_get(&s->idx, name) >= 0;
+}
+
+/* counts a due link a-b once over the inputs; -1 on memory */
+static int due_link(struct link_count *lc, const struct crit_state *s, const char *a, const char *b)
+{
+	char name[520], rev[520], *t;
+
+	snprintf(name, sizeof(name), "%s-%s", a, b);
+	snprintf(rev, sizeof(rev), "%s-%s", b, a);
+	if (htab_get(&lc->due, name) >= 0 || htab_get(&lc->due, rev) >= 0)
+		return 0;
+	if (htab_put(&lc->due, name, 1))
+		return -1;
+	lc->ndue++;
+	if (measured_name(s, a, b) || ++lc->nmiss > NAMES_LISTED)
+		return 0;
+	if (asprintf(&t, "%s%s%s", lc->names ?: "", lc->names ? ", " : "", name) < 0)
+		return -1;
+	free(lc->names);
+	lc->names = t;
+	return 0;
+}
+
+/*
+ * A grouped run (header pair_schedule "grouped", docs/netpair.md): every link
+ * inside a group of header.topology is due; across groups the links are
+ * sampled by design, so what is due there is the sample's coverage: each pair
+ * of groups met by one measured link at least, each host by one across.
+ */
+static int grouped_links(struct link_count *lc, const struct crit_state *s, const json_t *groups)
+{
+	size_t ng = json_array_size(groups), gi, gj, i, j;
+	const json_t *g, *h, *h2;
+	struct htab crossed = { 0 };
+	int rc = -1;
+
+	lc->grouped = 1;
+	json_array_foreach(groups, gi, g) {
+		const json_t *hs = json_object_get(g, "hosts");
+
+		json_array_foreach(hs, i, h)
+			for (j = i + 1; j < json_array_size(hs); j++)
+				if (json_is_string(h) && json_is_string(json_array_get(hs, j)) &&
+				    due_link(lc, s, json_string_value(h),
+					     json_string_value(json_array_get(hs, j))))
+					goto out;
+	}
+	for (gi = 0; gi < ng; gi++)
+		for (gj = gi + 1; gj < ng; gj++) {
+			const json_t *ha = json_object_get(json_array_get(groups, gi), "hosts");
+			const json_t *hb = json_object_get(json_array_get(groups, gj), "hosts");
+			long met = 0;
+
+			json_array_foreach(ha, i, h)
+				json_array_foreach(hb, j, h2) {
+					const char *a = json_string_value(h), *b = json_string_value(h2);
+
+					if (!a || !b)
+						continue;
+					lc->across++;
+					if (!measured_name(s, a, b))
+						continue;
+					met++;
+					lc->sampled++;
+					if (htab_put(&crossed, a, 1) || htab_put(&crossed, b, 1))
+						goto out;
+				}
+			lc->gpairs++;
+			if (!met && !lc->gpairs_bare++ && !lc->bare &&
+			    asprintf(&lc->bare, "no link measured between groups %s and %s",
+				     str(json_array_get(groups, gi), "name") ?: "?",
+				     str(json_array_get(groups, gj), "name") ?: "?") < 0)
+				lc->bare = NULL;
+		}
+	json_array_foreach(groups, gi, g)
+		json_array_foreach(json_object_get(g, "hosts"), i, h)
+			if (ng > 1 && json_is_string(h) && htab_get(&crossed, json_string_value(h)) < 0 &&
+			    !lc->hosts_bare++ && !lc->bare &&
+			    asprintf(&lc->bare, "no link measured from %s to another group",
+				     json_string_value(h)) < 0)
+				lc->bare = NULL;
+	rc = 0;
+out:
+	htab_free(&crossed);
+	return rc;
+}
+
+/*
+ * The links of each netpair run's header that are due, those not measured
+ * named: "3 of 6 links not measured: node0-node3, ..." (malloc'd), NULL when
+ * all were. Every pair of the header's hosts (N(N-1)/2) for the all-pairs
+ * tournament; for the grouped schedule, every pair inside a group, and
+ * across groups the sample's coverage (grouped_links). *sampled (malloc'd,
+ * NULL for no grouped run) says what was sampled by design, for the reason of
+ * a verdict that passes. A link missing is never a pass on the rest
+ * (docs/profiles.md).
+ */
+static char *links_missing_grouped(const struct eval *e, const struct crit_state *s, char **sampled)
+{
+	struct link_count lc = { 0 };
+	char *t = NULL, *cover = NULL;
+
+	*sampled = NULL;
+	if (s->c->scope != SC_LINK || !streq(s->c->probe, "netpair") || s->c->derived)
+		return NULL;
+	for (int k = 0; k < e->nin; k++) {
+		const json_t *hdr = e->in[k].header, *hosts = json_object_get(hdr, "hosts");
+		const json_t *groups = json_object_get(json_object_get(hdr, "topology"), "groups");
+		size_t n = json_array_size(hosts);
+
+		if (!e->in[k].netpair)
+			continue;
+		if (streq(str(json_object_get(hdr, "pair_schedule"), "schedule"), "grouped") &&
+		    json_array_size(groups)) {
+			if (grouped_links(&lc, s, groups))
+				goto out;
+			continue;
+		}
+		lc.full = 1;
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = i + 1; j < n; j++) {
+				const char *a = str(json_array_get(hosts, i), "name");
+				const char *b = str(json_array_get(hosts, j), "name");
+
+				if (a && b && due_link(&lc, s, a, b))
+					goto out;
+			}
+	}
+	if (lc.grouped && asprintf(sampled, "links across groups sampled by design: %ld of %ld measured, "
+				   "every pair of groups and every host covered", lc.sampled, lc.across) < 0)
+		*sampled = NULL;
+	if (lc.gpairs_bare || lc.hosts_bare) {
+		if (asprintf(&cover, "the sample across groups misses %ld of %ld group pairs and %ld host(s): %s",
+			     lc.gpairs_bare, lc.gpairs, lc.hosts_bare, lc.bare ?: "?") < 0)
+			cover = NULL;
+	}
+	if (lc.nmiss && asprintf(&t, "%ld of %ld links%s not measured: %s%s%.0ld%s", lc.nmiss, lc.ndue,
+				 !lc.grouped ? "" : lc.full ? " (inside groups, or of an all-pairs run)" :
+				 " inside groups",
+				 lc.names ?: "", lc.nmiss > NAMES_LISTED ? " (and " : "",
+				 lc.nmiss > NAMES_LISTED ? lc.nmiss - NAMES_LISTED : 0,
+				 lc.nmiss > NAMES_LISTED ? " more)" : "") < 0)
+		t = NULL;
+	t = join(t, cover);
+out:
+	free(cover);
+	htab_free(&lc.due);
+	free(lc.names);
+	free(lc.bare);
+	return t;
+}
+
+
+/*
+ * The links due and not measured (NULL when all were), *sampled what a
+ * grouped run sampled by design: runs of the grouped schedule are counted by
+ * name over their groups (links_missing_grouped); all-pairs runs alone, the
+ * usual case and a hostile header's, by host index (links_missing_all).
+ */
+static char *links_missing(const struct eval *e, const struct crit_state *s, char **sampled)
+{
+	*sampled = NULL;
+	for (int k = 0; k < e->nin; k++) {
+		const json_t *hdr = e->in[k].header;
+
+		if (e->in[k].netpair && streq(str(json_object_get(hdr, "pair_schedule"), "schedule"), "grouped") &&
+		    json_array_size(json_object_get(json_object_get(hdr, "topology"), "groups")))
+			return links_missing_grouped(e, s, sampled);
+	}
+	return links_missing_all(e, s);
+}
+
 static void set_reason(struct crit_state *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_reason(struct crit_state *s, const char *fmt, ...)
 {
@@ -1641,20 +1949,6 @@ static long el_norate(const struct elem *el)
 	return !el->nometric && el->norate;
 }
 
-/* "A; B": each part may be NULL or empty; malloc'd, NULL when both are */
-static char *join(char *a, const char *b)
-{
-	char *t;
-
-	if (!b || !*b)
-		return a;
-	if (!a)
-		return strdup(b);
-	if (asprintf(&t, "%s; %s", a, b) < 0)
-		return a;
-	free(a);
-	return t;
-}
 
 /*
  * Why some elements were not judged: measured without the metric, or, under
@@ -1775,7 +2069,7 @@ static void judge(struct eval *e, struct crit_state *s)
 	struct pt *vals = calloc(s->nel ? s->nel : 1, sizeof(*vals));
 	int *judged = calloc(s->nel ? s->nel : 1, sizeof(*judged));
 	int nfail = 0, njudged = 0, outl, worst = -1;
-	char *missing = NULL, *partial = NULL, *also = NULL, *odd = NULL, *t;
+	char *missing = NULL, *partial = NULL, *also = NULL, *odd = NULL, *t, *sampled = NULL;
 	/* what an element is, in the reason */
 	const char *what = c->derived == DERIVED_SCALING ? "node count" :
 			   c->derived == DERIVED_STEP && !strcmp(c->metric, "framework_ready") ? "framework step" :
@@ -1841,7 +2135,7 @@ static void judge(struct eval *e, struct crit_state *s)
 		s->worst_pt = vals[worst];
 	outl = find_outliers(e, s, vals, judged);
 	missing = count_missing(e, s);
-	t = links_missing(e, s);
+	t = links_missing(e, s, &sampled);
 	missing = join(missing, t);
 	free(t);
 	t = links_one_way(s);
@@ -1901,12 +2195,13 @@ static void judge(struct eval *e, struct crit_state *s)
 		if (outl)
 			snprintf(ol, sizeof(ol), ", %d outlier(s) %s their peers", outl, c->ge ? "below" : "above");
 		s->verdict = V_WARN;
-		set_reason(s, "%d of %d %s%s within the bound%s%s%s", njudged, njudged, what,
-			   njudged > 1 ? "s" : "", ol, odd ? "; " : "", odd ?: "");
+		set_reason(s, "%d of %d %s%s within the bound%s%s%s%s%s", njudged, njudged, what,
+			   njudged > 1 ? "s" : "", ol, odd ? "; " : "", odd ?: "",
+			   sampled ? "; " : "", sampled ?: "");
 	} else {
 		s->verdict = V_PASS;
-		set_reason(s, "%d of %d %s%s within the bound", njudged, njudged,
-			   what, njudged > 1 ? "s" : "");
+		set_reason(s, "%d of %d %s%s within the bound%s%s", njudged, njudged,
+			   what, njudged > 1 ? "s" : "", sampled ? "; " : "", sampled ?: "");
 	}
 	/* a value the model extrapolated far is a hint, not evidence (model.c) */
 	if (s->caveat && njudged && (s->verdict == V_PASS || s->verdict == V_FAIL)) {
@@ -1927,6 +2222,7 @@ static void judge(struct eval *e, struct crit_state *s)
 	}
 out:
 	free(missing);
+	free(sampled);
 	free(partial);
 	free(also);
 	free(odd);
@@ -1976,6 +2272,7 @@ void eval_free(struct eval *e)
 	free(e->in);
 	json_decref(e->series);
 	json_decref(e->diagnoses);
+	json_decref(e->isolate_rounds);
 	json_decref(e->timeouts);
 	json_decref(e->unjudged);
 	json_decref(e->inventoried);

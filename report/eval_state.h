@@ -82,6 +82,7 @@ struct eval {
 	/* collected on the way */
 	json_t *series;          /* collective curves: key -> {name, backend, dtype, op, nodes, points} */
 	json_t *diagnoses;       /* netpair node/link verdicts other than ok */
+	json_t *isolate_rounds;  /* isolate's tests, one row each in the order run (docs/isolation.md) */
 	json_t *timeouts;        /* one line each */
 	json_t *inventoried;     /* {"gpu": {host: true}, "rdma": {...}}: the hosts whose inventory was read */
 	json_t *unjudged;        /* failures no criterion judged (wrong > 0, errors, end failures): one line each */

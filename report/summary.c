@@ -118,6 +118,18 @@ static json_t *input_json(const struct input_info *in)
 		      "records", (json_int_t)in->records, "end", in->end, "hosts", hosts, "ranks",
 		      json_integer_value(json_object_get(in->header, "world_size")),
 		      "features", json_object_get(in->header, "features"));
+	/* the groups the run planned by, and how its node pairs were played (docs/netpair.md) */
+	if (j && json_is_object(json_object_get(in->header, "topology"))) {
+		const json_t *t = json_object_get(in->header, "topology");
+		const json_t *ps = json_object_get(in->header, "pair_schedule");
+
+		json_object_set_new(j, "topology", json_pack("{s:O?, s:O?, s:i, s:O?, s:O?, s:O?, s:O?}",
+			"source", json_object_get(t, "source"), "error", json_object_get(t, "error"),
+			"groups", (int)json_array_size(json_object_get(t, "groups")),
+			"pair_schedule", json_object_get(ps, "schedule"), "why", json_object_get(ps, "why"),
+			"rounds_inside", json_object_get(ps, "rounds_inside"),
+			"rounds_across", json_object_get(ps, "rounds_across")));
+	}
 	/* evidence another tool wrote (docs/import.md): which tool and version */
 	if (j && json_is_object(imp))
 		json_object_set_new(j, "imported", json_pack("{s:O?, s:O?}", "tool", json_object_get(imp, "tool"),
@@ -367,14 +379,18 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	/* problems, worst first: failures, regressions, mismatches, then what could not be judged */
 	for (int i = 0; i < e->ncs; i++)
 		criterion_problems(&e->cs[i], V_FAIL, pr);
-	json_array_foreach(e->diagnoses, i, v)
+	json_array_foreach(e->diagnoses, i, v) {
+		const char *el = json_string_value(json_object_get(v, "element")) ?: "?";
+		/* a switch's element names its granularity itself: "switch uplink leaf2 (...)" */
+		int named = !strncmp(el, "switch uplink ", 14) || !strncmp(el, "between groups", 14);
+
 		if (listed(pr, i, json_array_size(e->diagnoses), "diagnoses"))
-			problem(pr, "%s diagnosis: %s %s %s%s%s", json_string_value(json_object_get(v, "probe")) ?: "",
-				json_string_value(json_object_get(v, "subject")),
-				json_string_value(json_object_get(v, "element")),
-				json_string_value(json_object_get(v, "verdict")),
+			problem(pr, "%s diagnosis: %s%s%s %s%s%s", json_string_value(json_object_get(v, "probe")) ?: "",
+				named ? "" : json_string_value(json_object_get(v, "subject")), named ? "" : " ",
+				el, json_string_value(json_object_get(v, "verdict")),
 				json_is_string(json_object_get(v, "evidence")) ? ": " : "",
 				json_string_value(json_object_get(v, "evidence")) ?: "");
+	}
 	json_array_foreach(hw, i, v)
 		problem(pr, "FAIL hardware: %s '%s' on %s%s, the profile expects %s",
 			json_string_value(json_object_get(v, "key")), json_string_value(json_object_get(v, "found")),
@@ -483,6 +499,8 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 	hw_missing[0] = hw_missing[1] = NULL;
 	json_object_set_new(s, "baseline", base);
 	json_object_set(s, "diagnoses", e->diagnoses);
+	if (json_array_size(e->isolate_rounds))   /* isolate's tests, round by round (docs/isolation.md) */
+		json_object_set(s, "isolate_rounds", e->isolate_rounds);
 	json_object_set_new(s, "problems", pr);
 	json_object_set_new(s, "unjudged", json_pack("{s:I, s:O}", "count", (json_int_t)e->nunjudged,
 						     "listed", e->unjudged));

@@ -1,7 +1,8 @@
 #!/bin/bash
 # scripts/bench_ccdiag.sh: figures of ccdiag's plan model (docs/ccdiag.md), printed,
 # never judged: the default h100 plan's estimate per phase at 2, 16, 128 and 1024
-# nodes, and, as root, the emulated cluster's estimate against the measured wall
+# nodes; at 256, 1,024 and 4,096 nodes the grouped pair schedule against the tournament
+# (--pair-schedule all-pairs); and, as root, the emulated cluster's estimate against the measured wall
 # time (4 hosts, node2 at 100mbit, profile emu-1g; holds the emulated cluster's lock).
 set -u
 cd "$(dirname "$0")/.."
@@ -16,6 +17,22 @@ for n in 2 16 128 1024; do
 				gsub(/ /, "", e); p = p " " $3 " " e }
 			/estimated total/ { match($0, /~[0-9hms]+/); t = substr($0, RSTART + 1, RLENGTH - 1) }
 			END { printf "  %5d nodes:%s; total %s\n", n, p, t }'
+done
+# 1,000 nodes: netpair and ib pair inside groups of ceil(sqrt(N)) (the grouped schedule, auto
+# above 128 nodes) against the tournament of every pair (--pair-schedule all-pairs)
+echo "h100-sxm-8x-ndr400 at scale: grouped pair schedule (default above 128 nodes) vs the all-pairs tournament"
+for n in 256 1024 4096; do
+	seq -f 'n%g' 1 "$n" >"$tmp/hosts"
+	for sched in grouped all-pairs; do
+		extra=()
+		[ "$sched" = all-pairs ] && extra=(-- --pair-schedule all-pairs)
+		"$D" run -p h100-sxm-8x-ndr400 --hosts "$tmp/hosts" --dry-run "${extra[@]}" |
+			awk -v n="$n" -v s="$sched" '/^  phase/ && !/not run/ { match($0, /~ *[0-9hms]+/); e = substr($0, RSTART + 1, RLENGTH - 1)
+					gsub(/ /, "", e); p = p " " $3 " " e }
+				/^ccdiag: pairs \(/ { sub(/^ccdiag: /, ""); r = $0 }
+				/estimated total/ { match($0, /~[0-9hms]+/); t = substr($0, RSTART + 1, RLENGTH - 1) }
+				END { printf "  %5d nodes, %-9s:%s; total %s\n", n, s, p, t; if (s == "grouped") printf "               (%s)\n", r }'
+	done
 done
 if [ "$(id -u)" -eq 0 ]; then
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

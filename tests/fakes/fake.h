@@ -40,6 +40,11 @@
  *   CCDIAG_FAKECUDA_MODE=exclusive  compute mode EXCLUSIVE_PROCESS: one process per
  *                                 GPU (a lock per GPU in /dev/shm): another process's
  *                                 context there fails (cudaErrorDevicesUnavailable)
+ *   CCDIAG_FAKECUDA_FABRIC=C | HOST=C,... | pending  NVML's GPU fabric info: every GPU in
+ *                                 NVLink domain (cluster UUID c0c1..., clique C), on every
+ *                                 host or by host name (others: state "not supported");
+ *                                 pending: registration in progress; unset: the call
+ *                                 says NOT_SUPPORTED (no NVLink fabric, an HGX H100)
  *   CCDIAG_FAKECUDA_REPORT=FILE   each process appends, at exit, its polls without a
  *                                 yield and the GPUs it created a context on
  * The driver API's module calls (cuModuleLoadData, cuModuleGetFunction,

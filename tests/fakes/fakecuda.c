@@ -1055,3 +1055,72 @@ nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t d, unsigned int *w)
 	*w = (unsigned)d->max_width;
 	return 0;
 }
+
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *n)
+{
+	*n = fake_count() < 0 ? 0 : (unsigned)fk.nphys;
+	return fake_count() < 0 ? 9 : 0;
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int i, nvmlDevice_t *d)
+{
+	setup();
+	if ((int)i >= fk.nphys)
+		return 2;   /* NVML_ERROR_INVALID_ARGUMENT */
+	*d = &fk.gpu[i];
+	return 0;
+}
+
+/*
+ * The GPU fabric info of NVL72-class systems (CCDIAG_FAKECUDA_FABRIC, fake.h):
+ * unset, NVML_ERROR_NOT_SUPPORTED as on a GPU outside any NVLink fabric; a
+ * clique id for every host, or HOST=CLIQUE,... by host name (a host not
+ * listed: state "not supported"); "pending": registration in progress.
+ */
+struct fake_fabric {
+	unsigned int version;
+	unsigned char uuid[16];
+	int status;
+	unsigned int clique;
+	unsigned char state;
+	unsigned int health;
+};
+
+static nvmlReturn_t fabric(nvmlDevice_t d, struct fake_fabric *f)
+{
+	const char *v = fake_cfg("CCDIAG_FAKECUDA_FABRIC"), *p;
+	char host[256] = "";
+	size_t hl;
+
+	(void)d;
+	if (!v)
+		return 3;
+	gethostname(host, sizeof(host) - 1);
+	hl = strlen(host);
+	memset(f->uuid, 0, sizeof(f->uuid));
+	f->status = 0;
+	f->clique = 0;
+	f->state = 0;
+	if (!strcmp(v, "pending")) {
+		f->state = 2;
+		return 0;
+	}
+	p = strchr(v, '=') ? NULL : v;
+	for (const char *q = v; !p && q && *q; q = strchr(q, ',') ? strchr(q, ',') + 1 : NULL)
+		if (!strncmp(q, host, hl) && q[hl] == '=')
+			p = q + hl + 1;
+	if (!p)
+		return 0;   /* this host is not in the fabric: state not supported */
+	for (int i = 0; i < 16; i++)
+		f->uuid[i] = (unsigned char)(0xc0 + i);
+	f->clique = (unsigned)atoi(p);
+	f->state = 3;
+	return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t d, struct fake_fabric *f)
+{
+	if ((f->version >> 24) != 2)
+		return 25;   /* NVML_ERROR_ARGUMENT_VERSION_MISMATCH */
+	return fabric(d, f);
+}

@@ -166,6 +166,37 @@ printf 'localhost\n# a comment\nnosuchhost\n' >"$T_TMP/hosts"
 OMPI_MCA_plm_rsh_agent=$T_TMP/agent bad "unreachable host in --hosts FILE" "host 'nosuchhost' is unreachable" \
 	-p "$FX/local-data.ini" --hosts "$T_TMP/hosts"
 
+# ---- the topology (docs/ccdiag.md): given, Slurm's, or the emulated leaves; checked against
+# the job's hosts before anything runs, shown in the plan with the pair schedule, passed on
+TOPO=$T_ROOT/tests/fixtures/topology
+printf 'node%d\n' 0 1 2 3 4 5 >"$T_TMP/hosts6"
+bad "--topology that does not read: its file and line" "plain-bad.txt:2: expected 'HOST GROUP \[SPINE\]'" \
+	-p emu-1g --hosts "$T_TMP/hosts6" --topology "$TOPO/plain-bad.txt"
+printf 'node0 a\nnode1 a\nnode2 b\n' >"$T_TMP/topo-short"
+bad "--topology without a host of the job: named" "host 'node3' is not in the topology (plain " \
+	-p emu-1g --hosts "$T_TMP/hosts6" --topology "$T_TMP/topo-short"
+bad "--leaves without --emulated" "need --emulated N" -p emu-1g --leaves 2
+plan emu-1g --emulated 6 --leaves 3 -o "$T_TMP/leaves"
+t_check "--emulated 6 --leaves 3: the plan shows the leaves as groups and the grouped pair schedule" \
+	bash -c "[ $rc -eq 0 ] && grep -q '^ccdiag: topology: the job.s 6 hosts in 3 group(s) of 2 hosts' '$T_TMP/plan' &&
+		grep -q '^ccdiag:   group leaf2: 2 host(s): node4, node5' '$T_TMP/plan' &&
+		grep -q '^ccdiag: pairs (netpair): grouped schedule (auto: a topology of 2 groups or more)' '$T_TMP/plan' &&
+		grep -q -- '^  phase 1/[0-9]* pairs .*--topology $T_TMP/leaves/topology.txt' '$T_TMP/plan' &&
+		[ ! -e '$T_TMP/leaves' ]"
+mkdir -p "$T_TMP/bin"
+printf '#!/bin/sh\n[ "$1 $2" = "show topology" ] && cat %s\n' "$TOPO/slurm-scontrol.txt" >"$T_TMP/bin/scontrol"
+chmod +x "$T_TMP/bin/scontrol"
+PATH=$T_TMP/bin:$PATH SLURM_JOB_ID=42 SLURM_JOB_NUM_NODES=6 SLURM_JOB_NODELIST='node[0-5]' plan emu-1g
+t_check "inside Slurm: the topology scontrol show topology prints, over the job's node list" \
+	bash -c "[ $rc -eq 0 ] && grep -q '^ccdiag: topology: scontrol show topology (slurm (scontrol show topology) ' '$T_TMP/plan' &&
+		grep -q '^ccdiag: topology: the job.s 6 hosts in 3 group(s) of 2 hosts' '$T_TMP/plan' &&
+		grep -q '^ccdiag:   group s1: 2 host(s): node2, node3' '$T_TMP/plan'"
+printf '#!/bin/sh\nexit 0\n' >"$T_TMP/bin/scontrol"
+PATH=$T_TMP/bin:$PATH SLURM_CONF=$T_TMP/nosuch/slurm.conf SLURM_JOB_ID=42 SLURM_JOB_NUM_NODES=6 plan emu-1g
+t_check "inside Slurm without a topology: the plan says so (nothing guessed)" \
+	bash -c "[ $rc -eq 0 ] && grep -q '^ccdiag: topology: inside Slurm, no topology: scontrol show topology printed no switch or block, and no $T_TMP/nosuch/topology.conf' '$T_TMP/plan' &&
+		! grep -q -- '--topology' '$T_TMP/plan'"
+
 # ---- ccdiag quick: this node's node-local checks alone, judged by those criteria alone
 "$D" quick -p h100-sxm-8x-ndr400 -o "$T_TMP/quick" >"$T_TMP/quick.out" 2>"$T_TMP/quick.err"
 rc=$?

@@ -278,6 +278,32 @@ t_check "D11 pcie bidir: each direction timed against a doubled opposite copy (n
 	jq -e -s '[.[] | select(.type == "measurement" and .test == "bidir")] as $b | ($b | length) > 0 and
 		all($b[]; (.method | test("twice as much")) and .h2d_GBps > 0 and .d2h_GBps > 0)' "$out"
 
+# NVLink domains (NVML's GPU fabric info): the inventory records each GPU's domain and
+# --topology nvlink makes a group of it; where there is none (an HGX H100: NVML says "not
+# supported"; a registration in progress) both say so and nothing is guessed. netpair on
+# one host skips, but its header holds the groups.
+dom="c0c1c2c3-c4c5-c6c7-c8c9-cacbcccdcecf/7"
+out=$T_TMP/fabric.jsonl
+fk 2 "$out" CCDIAG_FAKECUDA_GPUS=2 CCDIAG_FAKECUDA_FABRIC=7 -- --topology nvlink -n 2 -w 1 -r 2 -b 1M -e 1M hbm netpair
+t_check "NVLink domain: every GPU of the inventory in domain $dom" \
+	jq -e -s --arg d "$dom" '[.[] | select(.type == "inventory" and .kind == "gpu") | .gpus[].nvlink_domain] |
+		length == 2 and all(.domain == $d and .clique_id == 7)' "$out"
+t_check "--topology nvlink: the header's one group is the host's NVLink domain" \
+	jq -e -s --arg d "$dom" '.[0].topology | (.source | startswith("nvlink")) and .given and
+		(.groups | length) == 1 and .groups[0].name == $d' "$out"
+out=$T_TMP/fabric-none.jsonl
+fk 2 "$out" CCDIAG_FAKECUDA_GPUS=2 -- --topology nvlink -n 2 -w 1 -r 2 -b 1M -e 1M hbm netpair
+t_check "no NVLink fabric: the inventory says why (not supported), no domain guessed" \
+	jq -e -s '[.[] | select(.type == "inventory" and .kind == "gpu") | .gpus[].nvlink_domain] |
+		length == 2 and all(.domain == null and (.why | test("not an NVLink fabric system")))' "$out"
+t_check "no NVLink fabric: --topology nvlink's header names the host and why, no group" \
+	jq -e -s '.[0].topology | .groups == null and
+		(.error | test("host .* has no NVLink domain: not an NVLink fabric system"))' "$out"
+out=$T_TMP/fabric-pending.jsonl
+fk 2 "$out" CCDIAG_FAKECUDA_GPUS=2 CCDIAG_FAKECUDA_FABRIC=pending -- -n 2 -w 1 -r 2 -b 1M -e 1M hbm
+t_check "a fabric registration in progress: said, no domain" \
+	jq -e -s '[.[] | select(.type == "inventory" and .kind == "gpu") | .gpus[].nvlink_domain] |
+		all(.domain == null and (.why | test("in progress")))' "$out"
 # D5 (issue 31): the HBM figure judged is a copy kernel's (PTX through the driver API), the
 # copy engine's beside it under its own name: on Hopper cudaMemcpyAsync device to device
 # reaches ~67-74 % of the memory's rate, a kernel ~80-90 % (the double models both)

@@ -6,6 +6,7 @@
 # with two leaves from a topology file; the topology is in the results header, every
 # round's tests are records, ccreport lists the diagnosis. A bad topology file is a usage
 # error naming its line. No speed is asserted. Needs root (network namespaces); ~20 s.
+# A run whose healthy test failed (noise under load) is run again, a bounded number of times.
 source "$(dirname "$0")/../lib.sh"
 
 EMU=$T_ROOT/scripts/emucluster
@@ -51,17 +52,34 @@ evidence() {
 
 if "$EMU" up 6 --rate 1gbit --degrade node4=2mbit >"$T_TMP/up.log" 2>&1; then
 	read -r want_rounds want_tests < <("$PREDICT" predict 6 3 4)
-	f=$T_TMP/iso.jsonl
-	iso "$f"
-	s=$(summary "$f")
-	if [ "$RC" -eq 1 ] && [ "$(named "$f")" = "node:node4" ] &&
-		[ "$(jq -r .rounds <<<"$s")" = "$want_rounds" ] &&
-		[ "$(jq -r .tests <<<"$s")" = "$want_tests" ]; then
-		t_pass "node4 at 2mbit: named alone, in the $want_rounds rounds and $want_tests tests predicted"
-	else
-		t_fail "node4 at 2mbit: rc=$RC named='$(named "$f")' summary=$s (predicted $want_rounds rounds, $want_tests tests)"
-		evidence "$f"
-	fi
+	# A test of healthy hosts only that failed every try is noise (beside other jobs a
+	# healthy split once read 0.39 of the reference): it costs the pair tests that clear
+	# its host, so rounds beyond the prediction. Such a run is shown and isolate run
+	# again (3 runs at most, 5 on a busy machine); a healthy host named bad, or node4
+	# missed, fails at once.
+	t_load
+	tries=3
+	[ "$T_BUSY" = 1 ] && tries=5
+	for try in $(seq 1 "$tries"); do
+		f=$T_TMP/iso-$try.jsonl
+		iso "$f"
+		s=$(summary "$f")
+		noise=$(jq -c 'select(.type == "measurement" and .name == "isolate" and .pass == false and
+			(.nodes | index("node4") | not)) | [.round, .role, .nodes, .ratio]' "$f" | tr '\n' ' ')
+		if [ "$RC" -eq 1 ] && [ "$(named "$f")" = "node:node4" ] &&
+			[ "$(jq -r .rounds <<<"$s")" = "$want_rounds" ] &&
+			[ "$(jq -r .tests <<<"$s")" = "$want_tests" ]; then
+			t_pass "node4 at 2mbit: named alone, in the $want_rounds rounds and $want_tests tests predicted (run $try of $tries at most; $T_LOAD)"
+			break
+		elif [ "$RC" -eq 1 ] && [ "$(named "$f")" = "node:node4" ] && [ -n "$noise" ] && [ "$try" -lt "$tries" ]; then
+			echo "run $try: node4 named alone, $(jq -r .rounds <<<"$s") rounds: a healthy test failed (noise: $noise), run again"
+			evidence "$f"
+		else
+			t_fail "node4 at 2mbit (run $try): rc=$RC named='$(named "$f")' summary=$s (predicted $want_rounds rounds, $want_tests tests; noise: ${noise:-none}; $T_LOAD)"
+			evidence "$f"
+			break
+		fi
+	done
 	t_check "the header records the groups (none: groups of 3 in host order)" \
 		jq -es 'map(select(.type == "run"))[0] | .topology.source == "none: groups of 3 hosts in host order"
 			and (.topology.groups | map(.hosts) == [["node0","node1","node2"],["node3","node4","node5"]])' "$f"
@@ -81,6 +99,13 @@ if "$EMU" up 6 --rate 1gbit --degrade node4=2mbit >"$T_TMP/up.log" 2>&1; then
 	else
 		t_fail "ccreport lists isolate's diagnosis naming node4: $out"
 	fi
+	t_check "ccreport draws the rounds: every test a row in order, node4's pair tests failing with their padding" \
+		jq -e --argjson n "$want_tests" '(.isolate_rounds | length == $n) and
+			(.isolate_rounds[0] | .round == 1 and .role == "group") and
+			([.isolate_rounds[] | select(.role == "confirm")] | length == 2 and
+				all(.nodes == "node4" and .result == "fail" and (.padding | length > 0)))' \
+		"$T_TMP/report/summary.json"
+	t_check "the report's text has the rounds section" grep -q 'Group testing rounds (isolate)' "$T_TMP/report/report.md"
 
 	# two leaves from a topology file, node4 under leafA with node0 and node2
 	printf '%s\n' "node0 leafA spine" "node2 leafA spine" "node4 leafA spine" \

@@ -138,6 +138,23 @@ t_check "degraded emulated run against a healthy one: node2's links and the all_
 		(.baseline.regressions | map(select(.criterion == "busbw curve")) | length > 3)' "$s/emu-regression.json"
 t_check "the same run against a baseline of itself regresses nothing" \
 	jq -e '.baseline.compared > 100 and (.baseline.regressions | length == 0)' "$s/no-regression.json"
+t_check "a grouped netpair run (docs/netpair.md): the links across groups sampled by design, said in the pass" \
+	jq -e '.criteria[] | select(.id == "netpair_bw") | .verdict == "pass" and
+		(.reason | test("links across groups sampled by design: 2 of 4 measured, every pair of groups and every host covered"))' \
+	"$s/netpair-grouped.json"
+t_check "a grouped run missing a link inside a group and a host's link across: incomplete, each named" \
+	jq -e '.criteria[] | select(.id == "netpair_bw") | .verdict == "incomplete" and
+		(.reason | test("1 of 2 links inside groups not measured: node0-node1")) and
+		(.reason | test("misses 0 of 1 group pairs and 2 host\\(s\\): no link measured from node1 to another group"))' \
+	"$s/netpair-grouped-missing.json"
+t_check "a slow leaf uplink (emulated, leaf0 at 20mbit): named at its granularity with the figures across and inside, no node" \
+	jq -e '(.diagnoses | length == 1 and .[0].granularity == "leaf uplink" and
+			.[0].element == "switch uplink leaf0 (nodes node0\u2013node1)") and
+		any(.problems[]; test("^netpair diagnosis: switch uplink leaf0 \\(nodes node0\u2013node1\\) bad: [0-9.]+ Gb/s across, [0-9.]+ inside$"))' \
+	"$s/netpair-uplink.json"
+t_check "a slow node under a healthy leaf (emulated, grouped schedule): the node alone" \
+	jq -e '.diagnoses | length == 1 and .[0].granularity == "node" and .[0].element == "node4"' \
+	"$s/netpair-grouped-node.json"
 # imported fio, IOR and nvbandwidth outputs (docs/import.md): named elements, units converted
 t_check "fio: the slow node's write and read fail by name; the inputs say fio" \
 	jq -e '([.criteria[] | select(.id == "storage_write_node" or .id == "storage_read_node") |

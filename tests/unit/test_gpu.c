@@ -272,6 +272,26 @@ static void test_rates(void **state)
 	assert_float_equal(out[2], 2.0, 1e-12);
 }
 
+/* NVML's fabric info as a domain, or why there is none (said, never guessed) */
+static void test_fabric_format(void **state)
+{
+	unsigned char uuid[16], zero[16] = { 0 };
+	char out[GPU_FABRIC_LEN];
+	(void)state;
+	for (int i = 0; i < 16; i++)
+		uuid[i] = (unsigned char)(0xc0 + i);
+	assert_int_equal(gpu_fabric_format(uuid, 7, 3, 0, out, sizeof(out)), 0);
+	assert_string_equal(out, "c0c1c2c3-c4c5-c6c7-c8c9-cacbcccdcecf/7");
+	assert_int_equal(gpu_fabric_format(uuid, 7, 0, 0, out, sizeof(out)), -1);
+	assert_string_equal(out, "!not an NVLink fabric system (fabric state: not supported)");
+	assert_int_equal(gpu_fabric_format(uuid, 7, 2, 0, out, sizeof(out)), -1);
+	assert_non_null(strstr(out, "in progress"));
+	assert_int_equal(gpu_fabric_format(uuid, 7, 3, 999, out, sizeof(out)), -1);
+	assert_non_null(strstr(out, "failed"));
+	assert_int_equal(gpu_fabric_format(zero, 7, 3, 0, out, sizeof(out)), -1);
+	assert_non_null(strstr(out, "no cluster UUID"));
+}
+
 /*
  * The embedded PTX (gpu/kernels_ptx.c, scripts/gen-ptx.sh): both kernels of
  * the hbm probe, an ISA old drivers load (7.0, sm_70), and, where the CUDA
@@ -318,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_matrix_decimals_and_diagonal),
 		cmocka_unit_test(test_bw_fields),
 		cmocka_unit_test(test_rates),
+		cmocka_unit_test(test_fabric_format),
 		cmocka_unit_test(test_kernels_ptx),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

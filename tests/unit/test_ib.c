@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -493,6 +494,59 @@ static void test_rails_interleaved(void **state)
 	ib_layout_free(&l);
 }
 
+/*
+ * The grouped schedule in place of the tournament (1,000 nodes: docs/rdma.md):
+ * 8 nodes of one rank and one rail, in groups of 3: every pair inside a group
+ * meets, every node crosses, no node twice a round, and the
+ * rounds are the plan's. A bad plan (a node twice in a round) is refused.
+ */
+static void test_rails_grouped(void **state)
+{
+	int rank_node[8] = { 0, 1, 2, 3, 4, 5, 6, 7 }, rails[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
+	int group_of[8], *pairs, *round_of, np, within, rounds, rail, pn, met[8][8] = { { 0 } };
+	int twice[4] = { 0, 1, 1, 2 }, r0[2] = { 0, 0 };
+	struct ib_layout l;
+
+	(void)state;
+	for (int x = 0; x < 8; x++)
+		group_of[x] = x / 3;
+	rounds = schedule_grouped(8, group_of, 3, &pairs, &round_of, &np, &within);
+	assert_true(rounds > 0 && rounds < schedule_rounds(8) + 3);
+	assert_int_equal(ib_layout_init(&l, 8, rank_node, 8, rails), 0);
+	assert_int_equal(l.nrounds, schedule_rounds(8));
+	assert_int_equal(ib_layout_rounds(&l, twice, r0, 2, 1), -1);   /* node 1 twice */
+	assert_null(l.partner);
+	assert_int_equal(ib_layout_rounds(&l, pairs, round_of, np, rounds), 0);
+	assert_int_equal(l.nrounds, rounds);
+	for (int round = 0; round < l.nrounds; round++) {
+		int busy[8] = { 0 };
+
+		for (int n = 0; n < 8; n++) {
+			int peer = ib_pair_of(&l, round, 0, n, 0, &rail, &pn);
+
+			if (peer < 0)
+				continue;
+			assert_int_equal(ib_partner(&l, round, pn), n);
+			assert_int_equal(busy[n]++, 0);
+			met[n][pn]++;
+		}
+	}
+	for (int a = 0; a < 8; a++) {
+		int crossed = 0;
+
+		for (int b = 0; b < 8; b++) {
+			if (a != b && group_of[a] == group_of[b])
+				assert_int_equal(met[a][b], 1);
+			crossed += group_of[a] != group_of[b] && met[a][b];
+		}
+		assert_true(crossed >= 1);
+	}
+	assert_int_equal(ib_partner(&l, rounds, 0), -1);
+	free(pairs);
+	free(round_of);
+	ib_layout_free(&l);
+}
+
 static void test_rails_bad(void **state)
 {
 	int rank_node[3] = { 0, 1, 3 }, rails[3] = { 1, 1, 1 }, none[2] = { 0, 0 }, rn[2] = { 0, 0 };
@@ -566,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_rails_turns),
 		cmocka_unit_test(test_rails_interleaved),
 		cmocka_unit_test(test_rails_bad),
+		cmocka_unit_test(test_rails_grouped),
 		cmocka_unit_test(test_pci_relation),
 	};
 

@@ -7,6 +7,9 @@
 #include <cmocka.h>
 
 #include "../../probes/netpair.h"
+#include "../../probes/schedule.h"
+
+#include <stdlib.h>
 
 /*
  * The netpair diagnosis on synthetic clusters: a "truth" gives each node a
@@ -522,6 +525,223 @@ static void test_confirm_tries(void **state)
 	assert_int_equal(np_diag_init(&d, 4, &three), -1);
 }
 
+
+/*
+ * The grouped schedule (docs/netpair.md): pass 1 measures only its pairs
+ * (pairs inside groups of k, a sampled matrix across them) and d->sampled
+ * says the others are not due. group_of gets i / k.
+ */
+static void diagnose_grouped_as(struct np_diag *d, struct truth *t, int k, int *group_of,
+				int groups_known)
+{
+	int *pairs, *round_of, np, within;
+
+	for (int x = 0; x < t->n; x++)
+		group_of[x] = x / k;
+	assert_true(schedule_grouped(t->n, group_of, (t->n + k - 1) / k, &pairs, &round_of, &np,
+				     &within) > 0);
+	assert_int_equal(np_diag_init(d, t->n, &defaults), 0);
+	d->sampled = 1;
+	d->group = groups_known ? group_of : NULL;
+	for (int i = 0; i < np; i++) {
+		struct np_meas m = draw(t, pairs[2 * i], pairs[2 * i + 1], 0, 1.0);
+
+		np_diag_set(d, pairs[2 * i], pairs[2 * i + 1], &m);
+	}
+	assert_int_equal(np_diagnose(d, measure, t), 0);
+	free(pairs);
+	free(round_of);
+}
+
+/* the same with the groups known to the diagnosis (a topology's leaves) */
+static void diagnose_grouped(struct np_diag *d, struct truth *t, int k, int *group_of)
+{
+	diagnose_grouped_as(d, t, k, group_of, 1);
+}
+
+/* links crossing group g's uplink run at f (both directions), the rest healthy */
+static void slow_uplink(struct truth *t, int k, int g, double f)
+{
+	for (int a = 0; a < t->n; a++)
+		for (int b = 0; b < t->n; b++)
+			if (a / k != b / k && (a / k == g || b / k == g))
+				t->link[a][b] = f;
+}
+
+/*
+ * A sampled matrix: the links not in the plan are neither suspect nor
+ * records' business; a healthy cluster blames nothing, a slow node is named
+ * alone (its links explained), as with every pair measured.
+ */
+static void test_grouped_sampled(void **state)
+{
+	int group_of[MAXN];
+	(void)state;
+	for (int seed = 1; seed <= 20; seed++) {
+		struct truth t;
+		struct np_diag d;
+		int bad = seed % 12, unmeasured = 0;
+
+		truth_init(&t, 12, 0.05, (uint64_t)seed);
+		diagnose_grouped(&d, &t, 4, group_of);
+		assert_int_equal(d.suspect_links, 0);
+		assert_int_equal(d.bad_nodes + d.bad_links + d.ambiguous_nodes, 0);
+		for (int a = 0; a < 12; a++)
+			for (int b = a + 1; b < 12; b++)
+				unmeasured += !np_diag_link(&d, a, b)->measured;
+		assert_true(unmeasured > 0);   /* sampled across: not every pair */
+		np_diag_free(&d);
+
+		truth_init(&t, 12, 0.05, (uint64_t)seed);
+		t.node[bad] = 0.1;
+		diagnose_grouped(&d, &t, 4, group_of);
+		for (int x = 0; x < 12; x++)
+			assert_string_equal(np_verdict_name(d.node[x].verdict), x == bad ? "bad" : "ok");
+		assert_int_equal(d.bad_links + d.ambiguous_links, 0);
+		for (int a = 0; a < 12; a++)
+			for (int b = a + 1; b < 12; b++) {
+				const struct np_link *l = np_diag_link(&d, a, b);
+
+				if (!l->measured)
+					assert_int_equal(l->r.flags, 0);
+				else if (a == bad || b == bad)
+					assert_int_equal(l->verdict, NP_EXPLAINED);
+			}
+		np_diag_free(&d);
+	}
+}
+
+/*
+ * A slow leaf uplink (every link crossing group 1 at a twentieth, the links
+ * inside it healthy): no node blamed, the uplink of group 1 bad, its links
+ * explained by it, no link left bad; the groups it crosses to are fine. With
+ * the grouped schedule and with every pair measured.
+ */
+static void test_uplink_fault(void **state)
+{
+	int group_of[MAXN];
+	(void)state;
+	for (int full = 0; full <= 1; full++)
+		for (int seed = 1; seed <= 20; seed++) {
+			struct truth t;
+			struct np_diag d;
+			struct np_uplink up[4];
+			int explained = 0;
+
+			truth_init(&t, 9, 0.05, (uint64_t)seed);
+			slow_uplink(&t, 3, 1, 0.05);
+			if (full) {
+				diagnose(&d, &t, &defaults, 1);
+				for (int x = 0; x < 9; x++)
+					group_of[x] = x / 3;
+			} else {
+				diagnose_grouped(&d, &t, 3, group_of);
+			}
+			assert_int_equal(d.bad_nodes + d.ambiguous_nodes, 0);
+			assert_int_equal(np_uplinks(&d, group_of, 3, up), 1);
+			assert_int_equal(up[1].verdict, NP_BAD);
+			assert_int_equal(up[0].verdict, NP_OK);
+			assert_int_equal(up[2].verdict, NP_OK);
+			assert_int_equal(d.bad_uplinks, 1);
+			assert_int_equal(d.bad_links, 0);
+			assert_true(up[1].inside > 0 && up[1].across > 0);
+			assert_int_equal(up[1].slow_across, up[1].across);
+			assert_true(up[1].across_GBps < 0.2 * up[1].inside_GBps);
+			for (int a = 0; a < 9; a++)
+				for (int b = a + 1; b < 9; b++) {
+					const struct np_link *l = np_diag_link(&d, a, b);
+
+					if (l->verdict == NP_EXPLAINED) {
+						assert_int_equal(l->uplink, 2);
+						explained++;
+					}
+				}
+			assert_int_equal(explained, up[1].across);
+			np_diag_free(&d);
+		}
+}
+
+/*
+ * Leaves of two hosts under a slow uplink, and the one link inside leaf 0 slow
+ * in pass 1 by a busy moment (0.4 of the rate, full rate on its retests): its
+ * two nodes have no good link. Retested inside their leaf first (d->group),
+ * they are cleared and the uplink named; without the groups they were both
+ * named bad (pass 1 of test_uplink.sh once, beside other builds).
+ */
+static void test_uplink_noisy_inside(void **state)
+{
+	int group_of[MAXN];
+	(void)state;
+	for (int groups_known = 0; groups_known <= 1; groups_known++)
+		for (int seed = 1; seed <= 10; seed++) {
+			struct truth t;
+			struct np_diag d;
+			struct np_uplink up[3];
+
+			truth_init(&t, 6, 0.05, (uint64_t)seed);
+			slow_uplink(&t, 2, 0, 0.03);
+			slow_link(&t, 0, 1, 0.4);
+			t.retest_link[0][1] = t.retest_link[1][0] = 1.0;
+			diagnose_grouped_as(&d, &t, 2, group_of, groups_known);
+			if (!groups_known) {
+				assert_int_equal(d.bad_nodes, 2);   /* what it did before */
+				np_diag_free(&d);
+				continue;
+			}
+			assert_int_equal(d.bad_nodes + d.ambiguous_nodes, 0);
+			assert_int_equal(np_uplinks(&d, group_of, 3, up), 1);
+			assert_int_equal(up[0].verdict, NP_BAD);
+			assert_int_equal(np_diag_link(&d, 0, 1)->verdict, NP_TRANSIENT);
+			np_diag_free(&d);
+		}
+}
+
+/* Two groups: the slow path between them cannot be put on either uplink: both ambiguous. */
+static void test_uplink_two_groups(void **state)
+{
+	int group_of[MAXN];
+	struct truth t;
+	struct np_diag d;
+	struct np_uplink up[2];
+	(void)state;
+
+	truth_init(&t, 6, 0.05, 7);
+	slow_uplink(&t, 3, 0, 0.05);
+	diagnose_grouped(&d, &t, 3, group_of);
+	assert_int_equal(d.bad_nodes, 0);
+	assert_int_equal(np_uplinks(&d, group_of, 2, up), 2);
+	assert_int_equal(up[0].verdict, NP_AMBIGUOUS);
+	assert_int_equal(up[1].verdict, NP_AMBIGUOUS);
+	assert_int_equal(d.ambiguous_uplinks, 2);
+	assert_int_equal(d.bad_links, 0);
+	assert_non_null(d.note);
+	np_diag_free(&d);
+}
+
+/* A slow node under a healthy leaf is the node: no uplink blamed, its links its own. */
+static void test_uplink_slow_node(void **state)
+{
+	int group_of[MAXN];
+	(void)state;
+	for (int seed = 1; seed <= 20; seed++) {
+		struct truth t;
+		struct np_diag d;
+		struct np_uplink up[3];
+		int bad = seed % 9;
+
+		truth_init(&t, 9, 0.05, (uint64_t)seed);
+		t.node[bad] = 0.05;
+		diagnose_grouped(&d, &t, 3, group_of);
+		assert_int_equal(np_uplinks(&d, group_of, 3, up), 0);
+		for (int x = 0; x < 9; x++)
+			assert_string_equal(np_verdict_name(d.node[x].verdict), x == bad ? "bad" : "ok");
+		for (int g = 0; g < 3; g++)
+			assert_int_equal(up[g].verdict, NP_OK);
+		assert_int_equal(d.bad_uplinks + d.ambiguous_uplinks + d.bad_links, 0);
+		np_diag_free(&d);
+	}
+}
+
 /*
  * Recorded figure sets: what a run on the emulated cluster read (one-way Gb/s,
  * both directions alike), pass 1 and then every try of every retest in the
@@ -814,6 +1034,11 @@ int main(void)
 		cmocka_unit_test(test_several_bad_nodes),
 		cmocka_unit_test(test_bidir_only),
 		cmocka_unit_test(test_bad_init),
+		cmocka_unit_test(test_grouped_sampled),
+		cmocka_unit_test(test_uplink_fault),
+		cmocka_unit_test(test_uplink_noisy_inside),
+		cmocka_unit_test(test_uplink_two_groups),
+		cmocka_unit_test(test_uplink_slow_node),
 		cmocka_unit_test(test_recorded_busy_link),
 		cmocka_unit_test(test_recorded_busy_node),
 		cmocka_unit_test(test_recorded_busy_nodes_link),

@@ -224,6 +224,30 @@ static void test_type_and_op_lists(void **state)
 	assert_non_null(strstr(err, "'avg'"));
 }
 
+/* --topology, --group-size, --pair-schedule: core options every grouped probe reads */
+static void test_topology_options(void **state)
+{
+	struct cc_options o;
+	char err[256];
+	(void)state;
+	assert_int_equal(parse(&o, err, sizeof(err), NULL), 0);
+	assert_null(o.topology);
+	assert_int_equal(o.pair_schedule, CC_PAIRS_AUTO);
+	assert_int_equal(o.group_size, 0);
+	assert_int_equal(parse(&o, err, sizeof(err), "--topology", "t.conf", "--pair-schedule",
+			       "grouped", "--group-size", "4", "netpair", NULL), 0);
+	assert_string_equal(o.topology, "t.conf");
+	assert_int_equal(o.pair_schedule, CC_PAIRS_GROUPED);
+	assert_int_equal(o.group_size, 4);
+	assert_int_equal(parse(&o, err, sizeof(err), "--pair-schedule=all-pairs", NULL), 0);
+	assert_int_equal(o.pair_schedule, CC_PAIRS_ALL);
+	assert_int_equal(parse(&o, err, sizeof(err), "--pair-schedule", "sometimes", NULL), -1);
+	assert_string_equal(err, "invalid schedule 'sometimes' for --pair-schedule (auto, all-pairs or grouped)");
+	assert_int_equal(parse(&o, err, sizeof(err), "--group-size", "-1", NULL), -1);
+	assert_non_null(strstr(err, "--group-size"));
+	assert_int_equal(parse(&o, err, sizeof(err), "--topology", "", NULL), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_soak),
 		cmocka_unit_test(test_sweep_sizes),
 		cmocka_unit_test(test_type_and_op_lists),
+		cmocka_unit_test(test_topology_options),
 	};
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }

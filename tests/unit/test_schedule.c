@@ -226,6 +226,47 @@ static void test_grouped(void **state)
 	assert_int_equal(schedule_grouped(0, bad_group, 1, &p, &r, &np, &w), -1);
 }
 
+/*
+ * --pair-schedule's rule: all-pairs and grouped as asked; auto groups with a
+ * topology of 2 groups or more, or above SCHEDULE_ALL_PAIRS_MAX nodes.
+ */
+static void test_use_grouped(void **state)
+{
+	const char *why = NULL;
+	(void)state;
+	assert_int_equal(schedule_use_grouped(0, 6, 0, &why), 0);
+	assert_non_null(strstr(why, "128 nodes or fewer"));
+	assert_int_equal(schedule_use_grouped(0, SCHEDULE_ALL_PAIRS_MAX, 0, NULL), 0);
+	assert_int_equal(schedule_use_grouped(0, SCHEDULE_ALL_PAIRS_MAX + 1, 0, &why), 1);
+	assert_non_null(strstr(why, "more than 128"));
+	assert_int_equal(schedule_use_grouped(0, 6, 2, &why), 1);
+	assert_non_null(strstr(why, "topology"));
+	assert_int_equal(schedule_use_grouped(0, 6, 1, &why), 0);
+	assert_int_equal(schedule_use_grouped(1, 4096, 64, &why), 0);
+	assert_string_equal(why, "--pair-schedule all-pairs");
+	assert_int_equal(schedule_use_grouped(2, 4, 0, &why), 1);
+}
+
+/* the tournament as a pair list: every pair once, the rounds of schedule_rounds */
+static void test_all_pairs_list(void **state)
+{
+	(void)state;
+	for (int n = 2; n <= 11; n++) {
+		int *pairs, *round_of, seen[11][11] = { { 0 } };
+
+		assert_int_equal(schedule_all_pairs(n, &pairs, &round_of), schedule_rounds(n));
+		for (int k = 0; k < n * (n - 1) / 2; k++) {
+			int a = pairs[2 * k], b = pairs[2 * k + 1];
+
+			assert_int_equal(schedule_pair(n, round_of[k], a), b);
+			assert_int_equal(seen[a][b]++ + seen[b][a], 0);
+		}
+		free(pairs);
+		free(round_of);
+	}
+	assert_int_equal(schedule_all_pairs(1, (int *[]){ NULL }, (int *[]){ NULL }), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +277,8 @@ int main(void)
 		cmocka_unit_test(test_pack),
 		cmocka_unit_test(test_cap),
 		cmocka_unit_test(test_grouped),
+		cmocka_unit_test(test_use_grouped),
+		cmocka_unit_test(test_all_pairs_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

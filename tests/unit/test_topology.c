@@ -93,6 +93,14 @@ static void test_slurm_tree(void **state)
 	assert_int_equal(t.ngroups, 2);
 	assert_string_equal(group_of(&t, "n5"), "b2");
 	topo_free(&t);
+	/* scontrol show topology (what ccdiag asks inside Slurm): the upper switch's Nodes= are its leaves' */
+	assert_int_equal(topo_read(DIR "slurm-scontrol.txt", &t, err, sizeof(err)), 0);
+	assert_int_equal(t.nhosts, 6);
+	assert_int_equal(t.ngroups, 3);
+	assert_string_equal(group_of(&t, "node3"), "s1");
+	assert_string_equal(spine_of(&t, "s2"), "top");
+	assert_non_null(strstr(t.source, "scontrol show topology"));
+	topo_free(&t);
 }
 
 static void expect_error(int (*reader)(const char *, struct topo *, char *, size_t),
