@@ -72,7 +72,8 @@ static void table_with_names(FILE *f, const struct markup *m, const char *const 
 
 static void clusters_section(FILE *f, const struct markup *m, const json_t *doc)
 {
-	static const char *const heads[] = { "cluster", "profile", "verdict", "nodes", "ranks", "summary" };
+	static const char *const heads[] = { "cluster", "profile", "verdict", "nodes", "ranks (largest launch)",
+					     "summary" };
 	const json_t *c;
 	size_t i;
 

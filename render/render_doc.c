@@ -66,7 +66,7 @@ static void failure_text(FILE *f, const struct markup *m, const json_t *fl)
 static void header(FILE *f, const struct markup *m, const json_t *s)
 {
 	const json_t *crit;
-	int count[4] = { 0 };
+	int count[5] = { 0 };
 	size_t i;
 
 	json_array_foreach(j_arr(s, "criteria"), i, crit) {
@@ -74,6 +74,7 @@ static void header(FILE *f, const struct markup *m, const json_t *s)
 
 		count[!strcmp(cv, "fail") ? 0 : !strcmp(cv, "warn") ? 1 :
 		      !strcmp(cv, "incomplete") ? 2 : 3]++;
+		count[4] += !strcmp(cv, "incomplete") && json_is_false(json_object_get(crit, "required"));
 	}
 	m->header(f, s, json_array_size(j_arr(s, "criteria")), count);
 	if (json_is_object(json_object_get(s, "decision"))) {
@@ -107,8 +108,8 @@ static void item(FILE *f, const struct markup *m, const char *head, const char *
 
 /*
  * What the verdict means and what to do, first (the summary's "decision",
- * report/decision.c): nodes to drain, links and rail pairs to check, the wrong
- * hardware, the required checks not measured with their fix, the optional
+ * report/decision.c): nodes to drain, links and rail pairs to check, warnings
+ * to look at, the wrong hardware, the required checks not measured with their fix, the optional
  * ones counted, what was judged, the estimate's headline.
  */
 static void decision(FILE *f, const struct markup *m, const json_t *s)
@@ -144,6 +145,10 @@ static void decision(FILE *f, const struct markup *m, const json_t *s)
 		snprintf(buf, sizeof(buf), "the %s %s: %s", j_str(v, "what"), j_str(v, "element"), j_str(v, "reason"));
 		item(f, m, "Check:", buf);
 	}
+	json_array_foreach(j_arr(d, "look_at"), i, v) {
+		snprintf(buf, sizeof(buf), "%s: %s", j_str(v, "criterion"), j_str(v, "reason"));
+		item(f, m, "Look at:", buf);
+	}
 	json_array_foreach(j_arr(d, "hardware"), i, v) {
 		at = (size_t)snprintf(buf, sizeof(buf), "%s '%s' on ", j_str(v, "key"), j_str(v, "found"));
 		json_array_foreach(j_arr(v, "hosts"), k, h)
@@ -153,6 +158,10 @@ static void decision(FILE *f, const struct markup *m, const json_t *s)
 		if (at < sizeof(buf))
 			snprintf(buf + at, sizeof(buf) - at, "; the profile expects %s", j_str(v, "expected"));
 		item(f, m, "Wrong hardware:", buf);
+	}
+	json_array_foreach(j_arr(d, "hardware_not_checked"), i, v) {
+		snprintf(buf, sizeof(buf), "%s; fix: %s", j_str(v, "what"), j_str(v, "fix"));
+		item(f, m, "Hardware not checked:", buf);
 	}
 	json_array_foreach(j_arr(d, "unfinished"), i, v) {
 		snprintf(buf, sizeof(buf), "%s (end: %s)", j_str(v, "path"), j_str(v, "end"));
@@ -169,10 +178,9 @@ static void decision(FILE *f, const struct markup *m, const json_t *s)
 	}
 	fmt_judged(buf, sizeof(buf), json_object_get(d, "judged"));
 	item(f, m, "Judged:", buf);
-	if (json_is_object(json_object_get(d, "estimate"))) {
-		fmt_headline(buf, sizeof(buf), json_object_get(d, "estimate"));
-		item(f, m, "Estimate (a model, not a measurement):", buf);
-	}
+	/* without a workload, how to give one */
+	fmt_headline(buf, sizeof(buf), json_object_get(d, "estimate"));
+	item(f, m, "Estimate (a model, not a measurement):", buf);
 	fputs(m->list_close, f);
 }
 
@@ -367,8 +375,22 @@ static void hardware(FILE *f, const struct markup *m, const json_t *s)
 	static const char *const keys[] = { "key", "found", "expected", "hosts" };
 	static const char *const heads[] = { "what", "found", "the profile expects", "hosts" };
 
+	const json_t *miss = j_arr(s, "hardware_missing"), *v;
+	size_t i;
+
 	generic(f, m, "hardware", "Hardware against the profile", j_arr(s, "hardware"),
-		keys, heads, 4, "Every host has the hardware the profile expects.");
+		keys, heads, 4, json_array_size(miss) ? "Not every host could be checked:" :
+		"Every host has the hardware the profile expects.");
+	/* what the profile states and no inventory showed is not checked, never "as expected" */
+	if (!json_array_size(miss) || !j_arr(s, "hardware"))
+		return;
+	m->list_open(f, NULL);
+	json_array_foreach(miss, i, v) {
+		fputs(m->li_open, f);
+		E(f, m, "not checked: %s", json_string_value(v) ?: "");
+		fputs(m->li_close, f);
+	}
+	fputs(m->list_close, f);
 }
 
 static void diagnoses(FILE *f, const struct markup *m, const json_t *s)
@@ -655,6 +677,64 @@ static void outputs_table(FILE *f, const struct markup *m, const json_t *o)
 	fputs(m->table_close, f);
 }
 
+/*
+ * The steps measured beside the model (ccprobe trainstep, workloads/torch_step.py;
+ * docs/estimate.md): each measured step against the model's on its shape, and the
+ * workload's days from the measured step.
+ */
+static void measured_steps(FILE *f, const struct markup *m, const json_t *e)
+{
+	static const char *const heads[] = { "measured by", "measured step", "the model's step", "error",
+					     "steady", "note" };
+	const json_t *fm = json_object_get(e, "from_measured"), *v;
+	char a[48], b[48], c[48];
+	size_t i;
+
+	if (!json_array_size(j_arr(e, "measured_steps")))
+		return;
+	para(f, m, "Measured steps beside the model (error = (model - measured) / measured):");
+	m->table_open(f, heads, 6);
+	json_array_foreach(j_arr(e, "measured_steps"), i, v) {
+		const int made = json_is_true(json_object_get(v, "made"));
+
+		fmt_value_unit(a, sizeof(a), json_object_get(v, "measured"), "step_s", "s");
+		fmt_value_unit(b, sizeof(b), json_object_get(v, "estimate"), "step_s", "s");
+		fmt_value_unit(c, sizeof(c), v, "error_pct", "%");
+		fputs(m->tr_open, f);
+		m->td_open(f, 0, NULL);
+		E(f, m, "%s", j_str(v, "source"));
+		fputs(m->td_close, f);
+		m->td_open(f, 1, "n");
+		E(f, m, "%s", a);
+		fputs(m->td_close, f);
+		m->td_open(f, 2, "n");
+		E(f, m, "%s", b);
+		fputs(m->td_close, f);
+		m->td_open(f, 3, "n");
+		E(f, m, "%s", c);
+		fputs(m->td_close, f);
+		m->td_open(f, 4, NULL);
+		fputs(!made ? "n/a" : json_is_true(json_object_get(v, "steady")) ? "yes" : "no", f);
+		fputs(m->td_close, f);
+		m->td_open(f, 5, NULL);
+		E(f, m, "%s", made ? j_str(v, "note") : j_str(v, "reason"));
+		fputs(m->td_close, f);
+		fputs(m->tr_close, f);
+	}
+	fputs(m->table_close, f);
+	if (json_is_object(fm)) {
+		char d[48], g[48], st[48];
+
+		fmt_value_unit(st, sizeof(st), fm, "step_s", "s");
+		fmt_value_unit(d, sizeof(d), fm, "days", "days");
+		fmt_value_unit(g, sizeof(g), fm, "gpu_hours", "GPU-hours");
+		m->p_open(f, NULL);
+		E(f, m, "From the measured step (%s): a step of %s, %s, %s (%s).", j_str(fm, "source"), st, d, g,
+		  j_str(fm, "basis"));
+		fputs(m->p_close, f);
+	}
+}
+
 /* a model's output is never mistaken for a measurement: outputs first, then every input */
 static void estimate(FILE *f, const struct markup *m, const json_t *s)
 {
@@ -678,6 +758,7 @@ static void estimate(FILE *f, const struct markup *m, const json_t *s)
 		para(f, m, "Outputs of the model:");
 		outputs_table(f, m, json_object_get(e, "outputs"));
 	}
+	measured_steps(f, m, e);
 	para(f, m, "Every input of the model, and where it came from:");
 	kv_table(f, m, json_object_get(e, "inputs"), json_object_get(e, "sources"), in_heads, 3);
 	if (json_array_size(j_arr(e, "notes")))

@@ -370,7 +370,9 @@ static int note_header(struct eval *e, const json_t *rec)
 	json_t *v;
 	size_t i;
 
-	e->ranks += json_integer_value(json_object_get(rec, "world_size"));
+	/* the most ranks of one launch: three phases of 4 ranks are 4 ranks, not 12 */
+	if (json_integer_value(json_object_get(rec, "world_size")) > e->ranks)
+		e->ranks = json_integer_value(json_object_get(rec, "world_size"));
 	json_array_foreach(hosts, i, h) {
 		const char *name = str(h, "name");
 

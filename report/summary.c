@@ -537,6 +537,11 @@ static void decision_print(const json_t *d, FILE *f)
 		put_inert(f, json_string_value(json_object_get(v, "element")));
 		line(f, ": ", json_string_value(json_object_get(v, "reason")));
 	}
+	json_array_foreach(json_object_get(d, "look_at"), i, v) {
+		fputs("  look at ", f);
+		put_inert(f, json_string_value(json_object_get(v, "criterion")));
+		line(f, ": ", json_string_value(json_object_get(v, "reason")));
+	}
 	json_array_foreach(hw, i, v) {
 		const json_t *h;
 
@@ -550,6 +555,11 @@ static void decision_print(const json_t *d, FILE *f)
 			put_inert(f, json_string_value(h));
 		}
 		line(f, "; the profile expects ", json_string_value(json_object_get(v, "expected")));
+	}
+	json_array_foreach(json_object_get(d, "hardware_not_checked"), i, v) {
+		fputs("  hardware not checked: ", f);
+		put_inert(f, json_string_value(json_object_get(v, "what")));
+		line(f, "; fix: ", json_string_value(json_object_get(v, "fix")));
 	}
 	json_array_foreach(json_object_get(d, "unfinished"), i, v) {
 		fputs("  not finished: ", f);
@@ -568,22 +578,24 @@ static void decision_print(const json_t *d, FILE *f)
 			"change the verdict)\n", nopt);
 	fmt_judged(buf, sizeof(buf), json_object_get(d, "judged"));
 	line(f, "  judged: ", buf);
-	if (json_is_object(json_object_get(d, "estimate"))) {
-		fmt_headline(buf, sizeof(buf), json_object_get(d, "estimate"));
-		line(f, "  estimate (a model, not a measurement): ", buf);
-	}
+	/* without a workload, how to give one */
+	fmt_headline(buf, sizeof(buf), json_object_get(d, "estimate"));
+	line(f, "  estimate (a model, not a measurement): ", buf);
 }
 
 void summary_print(const json_t *s, FILE *f, int max_problems)
 {
 	const char *v = json_string_value(json_object_get(s, "verdict"));
 	const json_t *pr = json_object_get(s, "problems"), *c;
-	int n[4] = { 0 };
+	int n[4] = { 0 }, nopt = 0;
 	size_t i;
 
-	json_array_foreach(json_object_get(s, "criteria"), i, c)
+	json_array_foreach(json_object_get(s, "criteria"), i, c) {
 		for (int k = V_PASS; k <= V_FAIL; k++)
 			n[k] += !strcmp(json_string_value(json_object_get(c, "verdict")), rpt_verdict_name(k));
+		nopt += !strcmp(json_string_value(json_object_get(c, "verdict")), "incomplete") &&
+			json_is_false(json_object_get(c, "required"));
+	}
 	fprintf(f, "ccreport: verdict %s (exit %d): profile %s, %lld node(s), %zu input(s)\n",
 		v ? v : "?", (int)json_integer_value(json_object_get(s, "exit_code")),
 		json_string_value(json_object_get(json_object_get(s, "profile"), "name")),
@@ -591,8 +603,11 @@ void summary_print(const json_t *s, FILE *f, int max_problems)
 		json_array_size(json_object_get(s, "inputs")));
 	if (json_is_object(json_object_get(s, "decision")))
 		decision_print(json_object_get(s, "decision"), f);
-	fprintf(f, "ccreport: criteria: %d pass, %d warn, %d fail, %d incomplete\n",
-		n[V_PASS], n[V_WARN], n[V_FAIL], n[V_INCOMPLETE]);
+	fprintf(f, "ccreport: criteria: %d pass, %d warn, %d fail, %d incomplete", n[V_PASS], n[V_WARN], n[V_FAIL],
+		n[V_INCOMPLETE]);
+	if (nopt)
+		fprintf(f, " (%d of them optional)", nopt);
+	fputc('\n', f);
 	json_array_foreach(json_object_get(s, "inputs"), i, c) {
 		const json_t *imp = json_object_get(c, "imported");
 

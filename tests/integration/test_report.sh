@@ -269,13 +269,31 @@ t_check "decision: required checks not measured come with the command that measu
 t_check "decision: the estimate's headline with its extrapolation" \
 	jq -e '.decision.estimate | .made and .days > 0 and .gpu_hours > 0 and .comm_pct > 90 and
 		(.extrapolated | test("4x the nodes"))' "$s/estimate-dp512.json"
+t_check "decision: a warning names the criterion to look at and its worst element" \
+	jq -e '.decision | (.words | startswith("WARN: ")) and .look_at[0].criterion == "nvlink_p2p_bidir" and
+		(.look_at[0].reason | test("; worst node[01]/gpu[0-7]-gpu[0-7] \\(host node[01]\\): [0-9.]+ GB/s, bound 670"))' "$s/warn.json"
+t_check "counts say what they count: two results files of 4 ranks are 2 phases of 4 ranks each, cluster.ranks 4 (not 8)" \
+	jq -e '.cluster.ranks == 4 and .decision.judged.phases == 2 and .decision.judged.ranks_per_phase == [4, 4]' "$s/folder.json"
+# a profile stating GPUs and NICs, results without their inventories: not checked, never "as expected"
+(cd "$CASES/emu-degraded" && "$CCREPORT" -p "$T_ROOT/profiles/h100-sxm-8x-ndr400.ini" --no-charts \
+	-o "$T_TMP/nohw" results.jsonl) >"$T_TMP/nohw.out" 2>&1
+t_check "decision: hardware the profile states and no inventory showed is 'not checked', with the probe that shows it" \
+	bash -c "grep -q '^  hardware not checked: no gpu inventory from 4 of 4 host(s): .*; fix: run \`ccprobe gpuhealth\`' '$T_TMP/nohw.out' &&
+		grep -q '^  hardware not checked: no rdma inventory .*; fix: run \`ccprobe ib\`' '$T_TMP/nohw.out' &&
+		grep -q '^- not checked: no gpu inventory from 4 of 4 host' '$T_TMP/nohw/report.md' &&
+		! grep -q 'Every host has the hardware the profile expects' '$T_TMP/nohw/report.md'"
+(cd "$CASES/emu-degraded" && "$CCREPORT" -p test-emu-1g --no-render -o "$T_TMP/term-emu" results.jsonl) >"$T_TMP/term-emu.out" 2>&1
+t_check "terminal: the estimate's headline says it is not extrapolated; the incomplete count says how many are optional" \
+	bash -c "grep -q '^  estimate (a model, not a measurement): 0.355 days, 34.11 GPU-hours, no price .*; exposed communication 80.46% of a 1.26 s step; not extrapolated' '$T_TMP/term-emu.out' &&
+		grep -q '^ccreport: criteria: 2 pass, 0 warn, 2 fail, 2 incomplete (2 of them optional)$' '$T_TMP/term-emu.out'"
 (cd "$T_TMP/case-shipped-h100-slow-gpu" && CCREPORT_PROFILES=$T_ROOT/profiles "$CCREPORT" -p h100-sxm-8x-ndr400 \
 	--no-render -o "$T_TMP/term" results.jsonl) >"$T_TMP/term.out" 2>&1
 t_check "terminal summary: the verdict, then the decision in words, the node to drain, the optional count, what was judged" \
 	bash -c "sed -n 2p '$T_TMP/term.out' | grep -q '^ccreport: FAIL: do not accept the cluster as it is: 1 criterion failed; drain 1 node(s)' &&
 		sed -n 3p '$T_TMP/term.out' | grep -q '^  drain node1: hbm_copy node1/gpu3 (host node1): ' &&
 		grep -q '^  [0-9]* optional check(s) not measured' '$T_TMP/term.out' &&
-		grep -q '^  judged: 2 nodes (node0, node1), 1 phase (results file) of 16 ranks$' '$T_TMP/term.out'"
+		grep -q '^  judged: 2 nodes (node0, node1), 1 phase (results file) of 16 ranks$' '$T_TMP/term.out' &&
+		grep -q '^  estimate (a model, not a measurement): no workload given (profile \[workload\] or -w KEY=VALUE' '$T_TMP/term.out'"
 
 # the shipped profiles and docs cite their sources inside the project (docs/sources.md), never a
 # file outside the repository; every source the profiles name in a comment is a row of docs/sources.md
