@@ -522,7 +522,11 @@ static void parse_options(int argc, char **argv, int i)
 	for (; i < argc; i++) {
 		const char *o = argv[i], *v;
 
-		if (!strcmp(o, "-p") || !strcmp(o, "--profile")) {
+		if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+			/* ccdiag run --help, ccdiag quick --help: the usage, as ccdiag --help */
+			fputs(usage_text, stdout);
+			exit(0);
+		} else if (!strcmp(o, "-p") || !strcmp(o, "--profile")) {
 			g.profile = need_value(argc, argv, i++);
 		} else if (!strcmp(o, "-o") || !strcmp(o, "--out")) {
 			g.out = need_value(argc, argv, i++);
@@ -686,6 +690,10 @@ static int drain_list_command(int argc, char **argv)
 	char err[1024], *f;
 	struct stat st;
 
+	if (argc == 3 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
 	if (argc != 3)
 		die("usage: ccdiag drain-list REPORT_DIR|summary.json");
 	f = !stat(argv[2], &st) && S_ISDIR(st.st_mode) ? xasprintf("%s/summary.json", argv[2]) : xstrdup(argv[2]);
@@ -697,6 +705,13 @@ static int drain_list_command(int argc, char **argv)
 		fprintf(stderr, "ccdiag: %s\n", refused.v[i]);
 	for (int i = 0; i < nodes.n; i++)
 		printf("NodeName=%s State=DRAIN Reason=\"%s\"\n", nodes.v[i], reasons.v[i]);
+	/* stdout stays empty for xargs; the terminal is told why */
+	if (!nodes.n && !refused.n) {
+		char *t = safe_text(f);
+
+		fprintf(stderr, "ccdiag: no node to drain: the report '%s' blames none\n", t);
+		free(t);
+	}
 	free(f);
 	strv_free(&nodes);
 	strv_free(&reasons);
@@ -1087,8 +1102,10 @@ int main(int argc, char **argv)
 
 	/* what the profile judges: read once, by ccreport's own reader */
 	ppath = profile_find(g.profile, argv[0]);
-	if (!ppath)
-		die("profile '%s' not found (a path, or NAME of profiles/NAME.ini)", g.profile);
+	if (!ppath) {
+		profile_not_found(err, sizeof(err), g.profile, argv[0]);
+		die("%s", err);
+	}
 	if (profile_load(&prof, ppath, err, sizeof(err)) || workload_check(&prof.wl, ppath, err, sizeof(err)))
 		die("%s", strncmp(err, "ccreport: ", 10) ? err : err + 10);
 	in.prof = &prof;

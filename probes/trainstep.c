@@ -28,6 +28,7 @@
  */
 #include "probe.h"
 #include "../core/log.h"
+#include "../core/size.h"
 #include "../core/stats.h"
 #include "../core/timer.h"
 #include "../core/watchdog.h"
@@ -496,11 +497,14 @@ static int trainstep_run(struct cc_run *run)
 		for (int m = 0; m < 3; m++)
 			v[m] = calloc((size_t)p_steps, sizeof(double));
 	}
-	if (mpi->rank == 0 && !run->opt->quiet)
+	if (mpi->rank == 0 && !run->opt->quiet) {
+		char sz[32];
+
 		printf("# trainstep: hidden %ld, %ld layers, %ld tokens per rank, %.0f parameters (scale %.3g), "
-		       "%ld bucket(s) of %zu B on %d rank(s)\n# %6s %12s %12s %12s %9s %10s\n", t.sh.h, t.sh.L,
-		       t.sh.T, t.sh.params, t.sh.scale, t.nb, p_bucket, n, "step", "step_s", "compute_s",
-		       "comm_s", "overlap", "GFLOP/s");
+		       "%ld bucket(s) of %s on %d rank(s)\n# %6s %12s %12s %12s %9s %10s\n", t.sh.h, t.sh.L,
+		       t.sh.T, t.sh.params, t.sh.scale, t.nb, size_human((double)p_bucket, sz, sizeof(sz)), n,
+		       "step", "step_s", "compute_s", "comm_s", "overlap", "GFLOP/s");
+	}
 	for (int i = 0; i < total && !failed; i++) {
 		double got = 0, want = 0;
 

@@ -7,6 +7,7 @@
 #include "render_doc.h"
 #include "escape.h"
 #include "render.h"
+#include "../core/size.h"
 #include "../fmt/fmt.h"
 
 #include <stdlib.h>
@@ -235,8 +236,10 @@ static void criteria_row(FILE *f, const struct markup *m, const json_t *crit)
 	}
 	/* the sizes whose median the plateau value is */
 	json_array_foreach(j_arr(worst, "plateau"), j, fl) {
+		char sz[32];
+
 		fputs(j ? ", " : m->cell_br, f);
-		E(f, m, "%s%lld B", j ? "" : "plateau of ", (long long)json_integer_value(json_array_get(fl, 0)));
+		E(f, m, "%s%s", j ? "" : "plateau of ", size_human(json_number_value(json_array_get(fl, 0)), sz, sizeof(sz)));
 	}
 	fputs(m->td_close, f);
 	m->td_open(f, 4, NULL);
@@ -565,7 +568,13 @@ static void kv_table(FILE *f, const struct markup *m, const json_t *o, const jso
 		E(f, m, "%s", k);
 		fputs(m->td_close, f);
 		m->td_open(f, 1, NULL);
-		put_plain(f, m->esc, v);
+		if (json_is_number(v) && strlen(k) > 6 && !strcmp(k + strlen(k) - 6, "_bytes")) {
+			char sz[32];
+
+			E(f, m, "%s", size_human(json_number_value(v), sz, sizeof(sz)));
+		} else {
+			put_plain(f, m->esc, v);
+		}
 		fputs(m->td_close, f);
 		if (n == 3) {
 			m->td_open(f, 2, NULL);
@@ -635,6 +644,8 @@ static void output_row(FILE *f, const struct markup *m, const char *k, const jso
 	m->td_open(f, 1, json_is_number(v) ? "n" : NULL);
 	if (json_is_number(v) && !strcmp(k, "cost") && json_number_value(v) == 0) {
 		E(f, m, "%s", "no price (-w price_per_gpu_hour=USD)");
+	} else if (json_is_number(v) && !strcmp(unit, "B")) {
+		E(f, m, "%s", size_human(json_number_value(v), buf, sizeof(buf)));
 	} else if (json_is_number(v)) {
 		double x = json_number_value(v) * scale;
 		json_t *xv = json_real(x);

@@ -19,6 +19,7 @@
 #include "series.h"
 #include "soak.h"
 #include "../core/stats.h"
+#include "../core/size.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -569,9 +570,13 @@ int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 		}
 	/* wrong results that no criterion judged are never a silent pass */
 	if (!rc && !rv_num(r, NULL, "wrong", &wrong) && wrong > 0 && !judged_wrong &&
-	    !streq(rv_str(r, "transport"), "fake"))
-		rc = unjudged(e, "%s %s%s%s at %.0f B: %.0f wrong element(s)", k.kind ?: "?", k.name ?: "?",
-			      k.test || k.backend ? " " : "", k.test ?: k.backend ?: "", bytes, wrong);
+	    !streq(rv_str(r, "transport"), "fake")) {
+		char sz[32];
+
+		rc = unjudged(e, "%s %s%s%s at %s: %.0f wrong element(s)", k.kind ?: "?", k.name ?: "?",
+			      k.test || k.backend ? " " : "", k.test ?: k.backend ?: "", size_human(bytes, sz, sizeof(sz)),
+			      wrong);
+	}
 	if (rc)
 		snprintf(err, len, "out of memory");
 	return rc ? -1 : 0;

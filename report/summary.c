@@ -14,6 +14,7 @@
 #include "profile.h"
 #include "report.h"
 #include "series.h"
+#include "../core/size.h"
 
 #include <fnmatch.h>
 #include <math.h>
@@ -207,7 +208,7 @@ static void odd_problems(const struct crit_state *s, json_t *pr)
 				json_number_value(json_object_get(v, "limit")), c->unit,
 				json_string_value(json_object_get(v, "why")));
 	json_array_foreach(s->plateau, i, v) {
-		char pts[256];
+		char pts[256], sz[32];
 		size_t at = 0;
 
 		if (!listed(pr, i, json_array_size(s->plateau), "plateaus questioned"))
@@ -215,9 +216,9 @@ static void odd_problems(const struct crit_state *s, json_t *pr)
 		pts[0] = '\0';
 		json_array_foreach(json_object_get(v, "points"), k, pt)
 			if (at < sizeof(pts))
-				at += snprintf(pts + at, sizeof(pts) - at, "%s%.4g %s at %lld B", k ? ", " : "",
+				at += snprintf(pts + at, sizeof(pts) - at, "%s%.4g %s at %s", k ? ", " : "",
 					       json_number_value(json_array_get(pt, 1)), c->unit,
-					       (long long)json_integer_value(json_array_get(pt, 0)));
+					       size_human(json_number_value(json_array_get(pt, 0)), sz, sizeof(sz)));
 		problem(pr, "PLATEAU %s: %s %s at the largest size (%s): %s", c->id,
 			json_string_value(json_object_get(v, "element")),
 			!strcmp(json_string_value(json_object_get(v, "shape")), "rising") ?

@@ -139,6 +139,14 @@ bad() { # bad DESC PATTERN ARGS...
 	fi
 }
 bad "unknown profile" "profile 'nosuch' not found" -p nosuch
+bad "unknown profile: the line lists the shipped profiles" \
+	"; the profiles found: a100-sxm-8x-hdr200, emu-1g, h100-sxm-8x-ndr400, h200-sxm-8x-ndr400" -p nosuch
+for cmd in run quick; do
+	"$D" $cmd --help >"$T_TMP/help.out" 2>"$T_TMP/help.err"
+	rc=$?
+	t_check "ccdiag $cmd --help: exit 0, the usage on stdout, nothing on stderr" \
+		bash -c "[ $rc -eq 0 ] && head -1 '$T_TMP/help.out' | grep -q '^usage: ccdiag' && grep -q '^Exit codes:' '$T_TMP/help.out' && [ ! -s '$T_TMP/help.err' ]"
+done
 bad "no runnable criterion" "no criterion this ccprobe can run" -p "$FX/nosuchprobe.ini"
 bad "bad --budget" "invalid duration 'soon'" -p emu-1g --budget soon
 CCDIAG_PHASE_DEADLINE=0 bad "a bad CCDIAG_PHASE_DEADLINE" "invalid CCDIAG_PHASE_DEADLINE '0'" -p emu-1g
@@ -174,14 +182,33 @@ t_check "quick with -H: refused, exit 2" bash -c "[ $rc -eq 2 ] && grep -q 'ccdi
 # ---- the drain list of a report: the nodes it blames (a NIC's counter, a GPU pair), in
 # scontrol's words, parseable as scontrol's arguments
 "$D" drain-list "$T_ROOT/tests/fixtures/report/summary-fail.json" >"$T_TMP/drain" 2>"$T_TMP/drain.err"
-t_check "drain-list: one line per blamed node (node02's NIC, node03's GPUs), nothing else" \
-	bash -c "[ \$(wc -l <'$T_TMP/drain') -eq 2 ] && grep -q '^NodeName=node02 State=DRAIN Reason=\"ccdiag hgx-h100: ib.symbol_errors node02/mlx5_0:1 12 count (bound <= 0 count)\"\$' '$T_TMP/drain' &&
-		grep -q '^NodeName=node03 State=DRAIN Reason=\".*nvlink.p2p node03:gpu6 288 GB/s (bound >= 335 GB/s)' '$T_TMP/drain'"
+t_check "drain-list: one line per blamed node (node02's NIC, node03's GPUs), nothing else, in the report's words" \
+	bash -c "[ \$(wc -l <'$T_TMP/drain') -eq 2 ] && grep -q '^NodeName=node02 State=DRAIN Reason=\"ccdiag hgx-h100: ib.symbol_errors node02/mlx5_0:1 (host node02): 12 count, bound 0 count\"\$' '$T_TMP/drain' &&
+		grep -q '^NodeName=node03 State=DRAIN Reason=\".*nvlink.p2p node03:gpu6 (host node03): 288.0 GB/s, bound 335 GB/s, shortfall 14.03%' '$T_TMP/drain'"
 xargs -L1 printf '<%s>' <"$T_TMP/drain" >"$T_TMP/drain.args"
 t_check "drain-list: each line splits into scontrol's three arguments" \
-	grep -q '^<NodeName=node02><State=DRAIN><Reason=ccdiag hgx-h100: ib.symbol_errors node02/mlx5_0:1 12 count (bound <= 0 count)><NodeName=node03>' "$T_TMP/drain.args"
-"$D" drain-list "$T_ROOT/tests/fixtures/report/summary-pass.json" >"$T_TMP/drain"
-t_check "drain-list of a passing report: empty" bash -c "[ ! -s '$T_TMP/drain' ]"
+	grep -q '^<NodeName=node02><State=DRAIN><Reason=ccdiag hgx-h100: ib.symbol_errors node02/mlx5_0:1 (host node02): 12 count, bound 0 count><NodeName=node03>' "$T_TMP/drain.args"
+"$D" drain-list "$T_ROOT/tests/fixtures/report/summary-pass.json" >"$T_TMP/drain" 2>"$T_TMP/drain.err"
+t_check "drain-list of a passing report: stdout empty, stderr says there is no node to drain" \
+	bash -c "[ ! -s '$T_TMP/drain' ] && grep -qx \"ccdiag: no node to drain: the report '.*summary-pass.json' blames none\" '$T_TMP/drain.err'"
+"$D" drain-list "$T_ROOT/tests/report/cases/emu-degraded/results.jsonl" >"$T_TMP/drain" 2>"$T_TMP/drain.err"
+rc=$?
+t_check "drain-list of something that is not a summary: one line, exit 2 (bad input), nothing on stdout" \
+	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/drain.err') -eq 1 ] && grep -q 'results.jsonl: not a ccreport summary.json' '$T_TMP/drain.err' && [ ! -s '$T_TMP/drain' ]"
+# the reason: the report's digits, whole reasons in 240 characters, then how many more
+(cd "$T_ROOT/tests/report/cases/emu-degraded" && CCREPORT_PROFILES=$T_ROOT/tests/report/profiles \
+	"$T_ROOT/build/ccreport" -q --no-render -p test-emu-1g -o "$T_TMP/degr" results.jsonl)
+"$D" drain-list "$T_TMP/degr" >"$T_TMP/drain"
+reason=$(sed -n 's/^NodeName=node2 State=DRAIN Reason="ccdiag test-emu-1g: \(.*\)"$/\1/p' "$T_TMP/drain")
+t_check "drain-list: the reason keeps the report's digits, ends on a whole reason and says how many more (${#reason} chars)" \
+	bash -c "[ ${#reason} -le 240 ] && grep -q 'netpair_bw node2-node3 (host node2): 0.0942 Gb/s, bound 0.25 Gb/s, shortfall 62.32% (and 2 more)\$' <<<'$reason'"
+jq -n '{criteria: [], profile: {name: "p"}, decision: {drain: [{node: "n1", why: [[range(80)] | map("word\(.)") | join(" ")]}]}}' \
+	>"$T_TMP/long.json"
+"$D" drain-list "$T_TMP/long.json" >"$T_TMP/drain"
+reason=$(sed -n 's/^NodeName=n1 State=DRAIN Reason="ccdiag p: \(.*\)\.\.\."$/\1/p' "$T_TMP/drain")
+t_check "drain-list: a reason too long is cut at a word, never inside one, and says so ('...')" \
+	bash -c "[ -n '$reason' ] && [ ${#reason} -le 240 ] && [[ '$reason' =~ word[0-9]+\$ ]] &&
+		jq -r '.decision.drain[0].why[0]' '$T_TMP/long.json' | grep -q '^$reason '"
 if ! command -v scontrol >/dev/null || ! timeout 20 scontrol ping >/dev/null 2>&1; then
 	bad "--drain without Slurm: refused" "--drain needs Slurm" -p emu-1g --drain
 fi

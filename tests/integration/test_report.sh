@@ -413,7 +413,7 @@ t_check "a node's netpair records deleted: the link criteria are incomplete and 
 	"$T_TMP/missing-links.json"
 t_check "wrong elements no criterion judges and the end record's failure count make a warn, listed" \
 	jq -e '.verdict == "warn" and .unjudged.count == 2 and
-		(.unjudged.listed[0] | contains("alltoall mpi at 1048576 B: 12 wrong")) and
+		(.unjudged.listed[0] | contains("alltoall mpi at 1 MiB: 12 wrong")) and
 		(.unjudged.listed[1] | contains("counted 1 failure(s)"))' "$T_TMP/unjudged-failures.json"
 t_check "a profile that judged nothing gives no pass" \
 	jq -e '.verdict == "incomplete" and any(.problems[]; startswith("INCOMPLETE nothing judged"))' \
