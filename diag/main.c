@@ -57,7 +57,8 @@ static const char usage_text[] =
 "  -p, --profile NAME|FILE  acceptance profile (as ccreport -p)\n"
 "  -o, --out DIR            results folder [ccdiag-YYYYmmdd-HHMMSS]; phase-K-NAME.jsonl\n"
 "                           and .log per phase, report/ from ccreport\n"
-"      --budget DURATION    refuse a plan estimated above it (90, 90s, 10m, 1h30m)\n"
+"      --budget DURATION    refuse a plan estimated above it (90, 90s, 10m, 1h30m);\n"
+"                           with --dry-run, the plan refused is shown first\n"
 "      --shrink             instead fit the plan into --budget: shorter time per\n"
 "                           size, fewer sizes, repetitions and pair steps; the\n"
 "                           cuts are listed\n"
@@ -102,7 +103,8 @@ static const char usage_text[] =
 "stops the step) is launched once more, and the phase line says so.\n"
 "Exit codes: ccreport's (0 pass, 1 fail, 3 outputs not written, 4 incomplete);\n"
 "2 bad input before anything ran (unknown profile, no runnable criterion,\n"
-"unreachable host, a budget the minimal plan does not fit), one line.\n";
+"unreachable host, a budget the minimal plan does not fit, drain-list of a file\n"
+"that is not a summary.json), one line.\n";
 
 /* ------------------------------------------------------------------ state */
 static struct {
@@ -1018,7 +1020,7 @@ int main(int argc, char **argv)
 	char err[1024], *ppath, *where;
 	double ests[PLAN_MAX_PHASES];
 	const char *v;
-	int nset = 0, rc;
+	int nset = 0, rc, refused;
 	time_t t0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1131,7 +1133,8 @@ int main(int argc, char **argv)
 	}
 	cr.ccprobe = g.ccprobe;
 	ccprobe_registry_init(&cr, &reg);
-	if (plan_make(&pl, &in, &reg, err, sizeof(err)))
+	/* a plan over --budget: --dry-run shows the plan it refuses, then the refusal */
+	if ((refused = plan_make(&pl, &in, &reg, err, sizeof(err))) && !(g.dry && pl.over_budget))
 		die("%s", err);
 
 	if ((v = env("CCDIAG_PHASE_DEADLINE")) && !match(v, "^[1-9][0-9]{0,8}$"))
@@ -1225,6 +1228,8 @@ int main(int argc, char **argv)
 	else
 		say("estimated total ~%s (a model of healthy hardware; slow links take longer)", hm(pl.total));
 	fflush(stdout);
+	if (refused)
+		die("%s", err);
 	if (g.dry)
 		return 0;
 

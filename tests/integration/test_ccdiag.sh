@@ -57,7 +57,10 @@ t_check "gather-mpi profile: one collectives phase with all_gather and all_reduc
 # ---- budget
 plan emu-1g --emulated 4 --budget 3
 t_check "--budget below the plan: exit 2, one line naming both" \
-	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/plan.err') -eq 1 ] && grep -q 'over --budget 3s' '$T_TMP/plan.err' && [ ! -s '$T_TMP/plan' ]"
+	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/plan.err') -eq 1 ] && grep -q 'over --budget 3s' '$T_TMP/plan.err'"
+t_check "--budget below the plan with --dry-run: the plan it refuses is shown, its total against the budget" \
+	bash -c "grep -q '^  phase 1/3 pairs ' '$T_TMP/plan' && grep -q '^    launch: ' '$T_TMP/plan' &&
+		grep -q '^ccdiag: estimated total ~[0-9]*s of --budget 3s' '$T_TMP/plan'"
 plan emu-1g --emulated 4 --budget 1h
 t_check "--budget 1h holds the plan: no cut" bash -c "[ $rc -eq 0 ] && ! grep -q 'cut to fit' '$T_TMP/plan'"
 need=$(sed -n 's/.*estimated total ~\([0-9]*\)s.*/\1/p' "$T_TMP/plan")
@@ -65,8 +68,9 @@ plan emu-1g --emulated 4 --budget $((need - 2)) --shrink
 t_check "--shrink: fits the budget and lists what was cut" \
 	bash -c "[ $rc -eq 0 ] && grep -q '^ccdiag: cut to fit --budget: ' '$T_TMP/plan' && grep -q 'of --budget $((need - 2))s' '$T_TMP/plan'"
 plan emu-1g --emulated 4 --budget 1 --shrink
-t_check "--shrink with a budget below the minimal plan: exit 2, one line" \
-	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/plan.err') -eq 1 ] && grep -q 'cannot hold even the minimal plan' '$T_TMP/plan.err'"
+t_check "--shrink with a budget below the minimal plan: exit 2, one line; --dry-run shows the minimal plan and its cuts" \
+	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/plan.err') -eq 1 ] && grep -q 'cannot hold even the minimal plan' '$T_TMP/plan.err' &&
+		grep -q '^ccdiag: cut to fit --budget: collectives: no --scale' '$T_TMP/plan' && grep -q '^  phase 2/3 collectives-mpi ' '$T_TMP/plan'"
 
 # ---- soak: its own phase after the collectives, in the estimate and the budget
 plan emu-1g --emulated 4 --soak 2m
@@ -149,6 +153,8 @@ for cmd in run quick; do
 done
 bad "no runnable criterion" "no criterion this ccprobe can run" -p "$FX/nosuchprobe.ini"
 bad "bad --budget" "invalid duration 'soon'" -p emu-1g --budget soon
+bad "--budget below the plan, no --dry-run: refused before anything runs, one line" "over --budget 1s" \
+	-p "$FX/local-data.ini" --budget 1
 CCDIAG_PHASE_DEADLINE=0 bad "a bad CCDIAG_PHASE_DEADLINE" "invalid CCDIAG_PHASE_DEADLINE '0'" -p emu-1g
 bad "unknown option" "unknown option '--frobnicate'" -p emu-1g --frobnicate
 bad "bad --soak" "invalid duration 'long' for --soak" -p emu-1g --soak long
