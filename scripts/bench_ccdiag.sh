@@ -8,15 +8,8 @@ cd "$(dirname "$0")/.."
 D=build/ccdiag
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "h100-sxm-8x-ndr400, default plan (estimates of healthy hardware):"
-for n in 2 16 128 1024; do
-	seq -f 'n%g' 1 "$n" >"$tmp/hosts"
-	"$D" run -p h100-sxm-8x-ndr400 --hosts "$tmp/hosts" --dry-run |
-		awk -v n="$n" '/^  phase/ && !/not run/ { match($0, /~ *[0-9hms]+/); e = substr($0, RSTART + 1, RLENGTH - 1)
-				gsub(/ /, "", e); p = p " " $3 " " e }
-			/estimated total/ { match($0, /~[0-9hms]+/); t = substr($0, RSTART + 1, RLENGTH - 1) }
-			END { printf "  %5d nodes:%s; total %s\n", n, p, t }'
-done
+echo "h100-sxm-8x-ndr400, default plan (estimates of healthy hardware; the table of docs/ccdiag.md):"
+scripts/docs-examples --print plan-h100 | sed 's/^/  /'
 if [ "$(id -u)" -eq 0 ]; then
 	export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 	echo "emu-1g on 4 emulated hosts, node2 at 100mbit: estimate vs measured"
