@@ -168,9 +168,11 @@ static void decision(FILE *f, const struct markup *m, const json_t *s)
 		snprintf(buf, sizeof(buf), "%s (end: %s)", j_str(v, "path"), j_str(v, "end"));
 		item(f, m, "Run not finished:", buf);
 	}
-	json_array_foreach(j_arr(d, "required_not_measured"), i, v) {
-		snprintf(buf, sizeof(buf), "%s: %s", j_str(v, "criterion"),
-			 *j_str(v, "fix") ? j_str(v, "fix") : j_str(v, "reason"));
+	json_array_foreach(j_arr(d, "to_measure"), i, v) {
+		char *ids = j_plain(json_object_get(v, "criteria"));
+
+		snprintf(buf, sizeof(buf), "%s: %s", ids ? ids : "", j_str(v, "fix"));
+		free(ids);
 		item(f, m, "Not measured (required):", buf);
 	}
 	if (j_num(d, "optional_not_measured", &nopt) && nopt > 0) {

@@ -171,7 +171,7 @@ json_t *decision_build(const json_t *s)
 	static const char *const links[] = { "link", "rail_pair", NULL };
 	json_t *d, *drain = json_array(), *check = json_array(), *req = json_array(), *failed = json_array();
 	json_t *warned = json_array(), *unfinished = json_array(), *ranks = json_array(), *look = json_array();
-	json_t *nohw = json_array();
+	json_t *nohw = json_array(), *measure = json_array();
 	const json_t *c, *fl, *v;
 	json_t *hw = j_arr(s, "hardware") ? json_incref((json_t *)j_arr(s, "hardware")) : json_array();
 	const char *bad[256];
@@ -229,6 +229,20 @@ json_t *decision_build(const json_t *s)
 		}
 	}
 	drain_reasons(drain);
+	/* the required checks not measured, grouped by the command that measures them */
+	json_array_foreach(req, i, v) {
+		const char *fix = *j_str(v, "fix") ? j_str(v, "fix") : j_str(v, "reason");
+		json_t *g = NULL, *x;
+
+		json_array_foreach(measure, j, x)
+			if (!strcmp(j_str(x, "fix"), fix))
+				g = x;
+		if (!g) {
+			g = json_pack("{s:s, s:[]}", "fix", fix, "criteria");
+			json_array_append_new(measure, g);
+		}
+		json_array_append_new(json_object_get(g, "criteria"), json_string(j_str(v, "criterion")));
+	}
 	json_array_foreach(j_arr(s, "consistency"), i, v) {
 		snprintf(why, sizeof(why), "%s differs across hosts (%zu values)", j_str(v, "key"),
 			 json_array_size(j_arr(v, "values")));
@@ -258,6 +272,7 @@ json_t *decision_build(const json_t *s)
 		      "unfinished", unfinished, "failed", failed, "warned", warned);
 	json_object_set_new(d, "look_at", look);
 	json_object_set_new(d, "hardware_not_checked", nohw);
+	json_object_set_new(d, "to_measure", measure);
 	json_object_set_new(d, "judged", json_pack("{s:O?, s:O?, s:i, s:o}",
 		"nodes", json_object_get(json_object_get(s, "cluster"), "nodes"),
 		"hosts", json_object_get(json_object_get(s, "cluster"), "hosts"),

@@ -567,11 +567,13 @@ static void decision_print(const json_t *d, FILE *f)
 		put_inert(f, json_string_value(json_object_get(v, "path")));
 		line(f, ": end ", json_string_value(json_object_get(v, "end")));
 	}
-	json_array_foreach(json_object_get(d, "required_not_measured"), i, v) {
+	json_array_foreach(json_object_get(d, "to_measure"), i, v) {
+		char *ids = j_plain(json_object_get(v, "criteria"));
+
 		fputs("  not measured (required): ", f);
-		put_inert(f, json_string_value(json_object_get(v, "criterion")));
-		line(f, ": ", *json_string_value(json_object_get(v, "fix")) ?
-		     json_string_value(json_object_get(v, "fix")) : json_string_value(json_object_get(v, "reason")));
+		put_inert(f, ids);
+		free(ids);
+		line(f, ": ", json_string_value(json_object_get(v, "fix")));
 	}
 	j_num(d, "optional_not_measured", &nopt);
 	if (nopt > 0)

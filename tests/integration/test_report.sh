@@ -263,9 +263,11 @@ t_check "decision: one slow GPU drains its node naming the criterion and the GPU
 t_check "decision: a wrong GPU model is said in words and listed, though no criterion failed" \
 	jq -e '.decision | .failed == [] and (.words | test("the hardware is not what the profile expects")) and
 		.hardware[0].key == "gpu_model" and .drain == []' "$s/wrong-model.json"
-t_check "decision: required checks not measured come with the command that measures them" \
+t_check "decision: required checks not measured come with the command that measures them, grouped by that command" \
 	jq -e '.decision | (.words | startswith("INCOMPLETE: no decision yet")) and (.required_not_measured | length > 0 and
-		all(.fix | test("^run `ccprobe pcie`")))' "$s/incomplete-skip.json"
+		all(.fix | test("^run `ccprobe pcie`"))) and
+		.to_measure == [{"fix": .required_not_measured[0].fix, "criteria": ["pcie_h2d", "pcie_d2h", "pcie_link", "pcie_bidir"]}]' \
+	"$s/incomplete-skip.json"
 t_check "decision: the estimate's headline with its extrapolation" \
 	jq -e '.decision.estimate | .made and .days > 0 and .gpu_hours > 0 and .comm_pct > 90 and
 		(.extrapolated | test("4x the nodes"))' "$s/estimate-dp512.json"
