@@ -20,7 +20,8 @@ B         = build
 # installed; otherwise make stops with one line naming them.
 ifeq ($(MAKELEVEL),0)
 ifneq ($(filter-out clean deps,$(or $(MAKECMDGOALS),all)),)
-BUILD_MISSING := $(strip $(shell scripts/deps.sh --missing-build))
+BUILD_MISSING := $(strip $(shell scripts/deps.sh --missing-build) \
+	$(if $(filter install man deb,$(MAKECMDGOALS)),$(shell scripts/deps.sh --missing-packaging)))
 ifneq ($(BUILD_MISSING),)
 ifeq ($(shell id -u),0)
 $(info make: installing the packages the build needs: $(BUILD_MISSING) (scripts/deps.sh))
@@ -101,11 +102,11 @@ RLDLIBS  := -ljansson -linih -lsqlite3 -lcrypto -lm
 # (README.md, Layout); core/size.c, core/stats.c, core/topology.c and core/dcgm_parse.c are
 # plain C (no MPI): ccreport reads sizes, takes medians, reads topologies and dcgmi's JSON as ccprobe does
 RPT_SRC  := $(filter-out report/main.c,$(wildcard report/*.c render/*.c fmt/*.c)) core/size.c core/stats.c \
-	core/topology.c core/dcgm_parse.c
+	core/topology.c core/dcgm_parse.c core/version.c
 RPT_OBJ  := $(RPT_SRC:%.c=$(B)/robj/%.o)
 # ccdiag (diag/): plain C beside ccreport, whose profile reader it uses; no MPI, CUDA,
 # NCCL or verbs. It asks ccprobe for the registry's plan entries (ccprobe --plan).
-DIAG_SRC := $(filter-out diag/main.c,$(wildcard diag/*.c))
+DIAG_SRC := $(filter-out diag/main.c,$(wildcard diag/*.c)) core/spawn.c
 DIAG_OBJ := $(DIAG_SRC:%.c=$(B)/robj/%.o)
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -118,7 +119,7 @@ FUZZ_SECONDS ?= 60
 FAKE_SRC := $(wildcard tests/fakes/fake*.c)
 FAKE_LIB := $(if $(filter yes,$(have_cuda)),$(B)/tests/libfakecuda.so)
 
-.PHONY: all test-bins check check-loaded demo install clean deps features bench bench-net fuzz asan bench-report bench-compare bench-ccdiag bench-isolate docs-examples
+.PHONY: all test-bins check check-loaded demo install man deb clean deps features bench bench-net fuzz asan bench-report bench-compare bench-ccdiag bench-isolate docs-examples
 all: features $(B)/ccprobe $(B)/ccreport $(B)/ccdiag
 
 features:
@@ -133,7 +134,17 @@ FORCE:
 
 $(B)/obj/%.o: %.c $(B)/features.txt
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(VERSION_INC) $(CFLAGS) -c -o $@ $<
+
+# the git commit every tool prints and writes (core/version.c): scripts/version.sh on
+# every make, the header rewritten only when the commit changes, so that only
+# core/version.c is compiled again
+$(B)/gen/ccdiag_commit.h: FORCE
+	@mkdir -p $(dir $@)
+	@l="#define CCDIAG_COMMIT \"$$(scripts/version.sh commit)\""; \
+		[ "$$(cat $@ 2>/dev/null)" = "$$l" ] || echo "$$l" >$@
+$(B)/obj/core/version.o $(B)/robj/core/version.o: $(B)/gen/ccdiag_commit.h
+$(B)/obj/core/version.o $(B)/robj/core/version.o: VERSION_INC = -I$(B)/gen
 
 $(B)/libccprobe.a: $(LIB_OBJ) $(B)/features.txt
 	rm -f $@ && ar rcs $@ $(LIB_OBJ)
@@ -143,7 +154,7 @@ $(B)/ccprobe: $(B)/obj/ccprobe.o $(B)/libccprobe.a
 
 $(B)/robj/%.o: %.c $(B)/features.txt
 	@mkdir -p $(dir $@)
-	$(RCC) -D_GNU_SOURCE -DCCDIAG_SHARE='"$(PREFIX)/share/ccdiag"' $(CFLAGS) -c -o $@ $<
+	$(RCC) -D_GNU_SOURCE -DCCDIAG_SHARE='"$(PREFIX)/share/ccdiag"' $(VERSION_INC) $(CFLAGS) -c -o $@ $<
 
 $(B)/libccreport.a: $(RPT_OBJ) $(B)/features.txt
 	rm -f $@ && ar rcs $@ $(RPT_OBJ)
@@ -181,6 +192,9 @@ $(B)/tests/test_report_%: tests/unit/test_report_%.c $(B)/libccreport.a $(B)/fea
 $(B)/tests/fuzz_report_%: tests/fuzz/fuzz_report_%.c tests/fuzz/driver.c $(B)/libccreport.a $(B)/features.txt
 	@mkdir -p $(dir $@)
 	$(RCC) -D_GNU_SOURCE $(CFLAGS) -o $@ $< tests/fuzz/driver.c $(B)/libccreport.a $(RLDLIBS)
+
+# test_ib_verbs defines the CUDA driver's dmabuf export, which the probe finds in the process
+$(B)/tests/test_ib_verbs: LDLIBS += -rdynamic
 
 $(B)/tests/%: tests/unit/%.c $(B)/libccprobe.a $(B)/features.txt
 	@mkdir -p $(dir $@)
@@ -277,15 +291,39 @@ bench-report: $(B)/ccreport $(B)/tests/gen_results
 bench-compare: $(B)/ccreport $(B)/tests/gen_results
 	@scripts/bench_compare.sh
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/ccdiag/scripts \
-		$(DESTDIR)$(PREFIX)/share/ccdiag/profiles $(DESTDIR)$(PREFIX)/share/doc/ccdiag
-	install -m 755 $(B)/ccprobe $(DESTDIR)$(PREFIX)/bin/ccprobe
-	install -m 755 $(B)/ccreport $(DESTDIR)$(PREFIX)/bin/ccreport
-	install -m 755 $(B)/ccdiag $(DESTDIR)$(PREFIX)/bin/ccdiag
-	install -m 755 scripts/emucluster $(DESTDIR)$(PREFIX)/share/ccdiag/scripts/
-	install -m 644 profiles/*.ini $(DESTDIR)$(PREFIX)/share/ccdiag/profiles/
-	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/ccdiag/
+# the man pages: help2man on each tool's --help (scripts/mkman.sh), so that --help
+# stays the one source; MAN_x is the page's NAME line, MAN_SUBS_x the subcommands
+# whose own --help becomes a section
+MANS := $(B)/man/ccprobe.1 $(B)/man/ccreport.1 $(B)/man/ccdiag.1
+MAN_ccprobe := run collective benchmarks and probes of a GPU cluster under MPI
+MAN_ccreport := judge ccprobe results against an acceptance profile and write the report
+MAN_ccdiag := plan, run and judge the acceptance test of a GPU cluster
+MAN_SUBS_ccreport := compare history import
+man: $(MANS)
+$(B)/man/%.1: $(B)/% scripts/mkman.sh
+	@mkdir -p $(dir $@)
+	scripts/mkman.sh $@ $< "$(MAN_$*)" $(MAN_SUBS_$*)
+
+# binaries in bin/; profiles, emucluster (ccdiag --emulated), the Slurm batch template
+# and the PyTorch step (docs/estimate.md) in share/ccdiag/, which ccreport and ccdiag
+# find from where they run (BIN/../share/ccdiag); docs; man pages
+SHARE = $(DESTDIR)$(PREFIX)/share
+install: all man
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(SHARE)/ccdiag/scripts" "$(SHARE)/ccdiag/profiles" \
+		"$(SHARE)/ccdiag/workloads" "$(SHARE)/doc/ccdiag" "$(SHARE)/man/man1"
+	install -m 755 $(B)/ccprobe $(B)/ccreport $(B)/ccdiag "$(DESTDIR)$(PREFIX)/bin/"
+	install -m 755 scripts/emucluster scripts/ccdiag.sbatch "$(SHARE)/ccdiag/scripts/"
+	install -m 644 profiles/*.ini "$(SHARE)/ccdiag/profiles/"
+	install -m 755 workloads/torch_step.py "$(SHARE)/ccdiag/workloads/"
+	install -m 644 README.md docs/*.md "$(SHARE)/doc/ccdiag/"
+	install -m 644 $(MANS) "$(SHARE)/man/man1/"
+
+# a Debian package of the binaries as built, B/ccdiag_VERSION_ARCH.deb: `make install
+# PREFIX=/usr` into B/deb, then scripts/mkdeb.sh (Depends from dpkg-shlibdeps)
+deb: all man
+	@rm -rf $(B)/deb
+	@$(MAKE) --no-print-directory install DESTDIR="$(abspath $(B))/deb/debian/ccdiag" PREFIX=/usr >/dev/null
+	@CCDIAG_FEATURES='$(FEATURES)' scripts/mkdeb.sh $(B)
 
 clean:
 	rm -rf $(B) build-asan build-fuzz build-nocuda build-lean

@@ -203,9 +203,9 @@ static json_t *header_record(const struct cc_options *o, const struct mpictx *mp
 						       "ranks", ranks));
 		uniform &= mpi->node_ranks[n] == mpi->node_ranks[0];
 	}
-	rec = json_pack("{s:i, s:s, s:s, s:s, s:s, s:o, s:i, s:i, s:o, s:o, s:s, s:s}",
+	rec = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:o, s:i, s:i, s:o, s:o, s:s, s:s}",
 			"schema", CCDIAG_SCHEMA_VERSION, "run_id", run_id, "start_utc", start,
-			"tool", "ccprobe", "version", CCDIAG_VERSION, "argv", argv,
+			"tool", "ccprobe", "version", CCDIAG_VERSION, "commit", ccdiag_commit, "argv", argv,
 			"world_size", mpi->size, "nodes", mpi->nnodes, "hosts", hosts,
 			"ranks_per_node", uniform ? json_integer(mpi->node_ranks[0]) : json_null(),
 			"mpi_library", mpi->mpi_version,
@@ -364,8 +364,8 @@ int main(int argc, char **argv)
 			if (o.help)
 				options_usage(stdout, params);
 			else if (o.version)
-				printf("ccprobe %s (results schema %d)\n", CCDIAG_VERSION,
-				       CCDIAG_SCHEMA_VERSION);
+				printf("ccprobe %s (git %s, results schema %d)\n", CCDIAG_VERSION,
+				       ccdiag_commit, CCDIAG_SCHEMA_VERSION);
 			else
 				print_list();
 		}

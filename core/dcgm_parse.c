@@ -127,6 +127,8 @@ int dcgm_diag_parse(const json_t *doc, struct dcgm_diag *d, char *err, size_t le
 			 json_string_value(json_object_get(diag, "runtime_error")));
 		goto out;
 	}
+	/* tests/fakes/dcgmi marks what it prints: records of a test double are never judged */
+	d->test_double = json_is_true(json_object_get(doc, "ccdiag_test_double"));
 	snprintf(d->version, sizeof(d->version), "%s",
 		 json_string_value(json_object_get(meta, "version")) ?:
 		 json_string_value(json_object_get(diag, "version")) ?: "");
@@ -178,7 +180,7 @@ int dcgm_diag_parse(const json_t *doc, struct dcgm_diag *d, char *err, size_t le
 						continue;
 					m = messages(res);
 					rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:s, s:i, s:o}", "type",
-							"measurement", "kind", "probe", "name", "gpuhealth", "test", test,
+							"measurement", "kind", "probe", "name", "dcgm", "test", test,
 							"scope", "gpu", "gpu", j, "status", st, "category",
 							json_string_value(json_object_get(cat, "category")) ?: "",
 							"fail", !strcmp(st, "fail"), "messages", m);
@@ -219,7 +221,7 @@ int dcgm_diag_parse(const json_t *doc, struct dcgm_diag *d, char *err, size_t le
 			continue;
 		d->gpus++;
 		rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:{s:i, s:i, s:i, s:i, s:i}, s:O, s:O}",
-				"type", "measurement", "kind", "probe", "name", "gpuhealth", "test", "dcgm_diag",
+				"type", "measurement", "kind", "probe", "name", "dcgm", "test", "dcgm_diag",
 				"scope", "gpu", "gpu", j, "dcgm", "level", d->level, "tests", g[j].tests,
 				"failed", g[j].failed, "warned", g[j].warned, "skipped", g[j].skipped,
 				"failed_tests", g[j].failed_tests, "messages", g[j].msgs);
@@ -258,28 +260,4 @@ int dcgm_record_name(json_t *rec, const char *host)
 	snprintf(el, sizeof(el), "%s/gpu%lld", host, (long long)json_integer_value(json_object_get(rec, "gpu")));
 	return json_object_set_new(rec, "host", json_string(host)) ||
 	       json_object_set_new(rec, "element", json_string(el)) ? -1 : 0;
-}
-
-void dcgm_host_of(const char *file, char *host, size_t len)
-{
-	static const char *const suffixes[] = { ".json", ".jsonl", ".txt", ".log", ".out", ".dcgm",
-						"-dcgm", "_dcgm", ".diag", "-diag", "_diag", NULL };
-	const char *b = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
-	int cut = 1;
-
-	snprintf(host, len, "%s", *b ? b : "host");
-	while (cut) {
-		size_t n = strlen(host);
-
-		cut = 0;
-		for (int i = 0; suffixes[i]; i++) {
-			size_t s = strlen(suffixes[i]);
-
-			if (n > s && !strcasecmp(host + n - s, suffixes[i])) {
-				host[n - s] = '\0';
-				cut = 1;
-				break;
-			}
-		}
-	}
 }

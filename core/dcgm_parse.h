@@ -2,9 +2,10 @@
 #define CCDIAG_DCGM_PARSE_H
 
 /*
- * core/dcgm_parse.c: `dcgmi diag -j` JSON to gpuhealth records, beneath
- * ccreport's importer (report/import_dcgm.c), the one reader of dcgmi diag JSON. Plain
- * C over jansson: no MPI, CUDA or DCGM library.
+ * core/dcgm_parse.c: `dcgmi diag -j` JSON to the dcgm probe's records, the one
+ * reader of dcgmi diag JSON: beneath ccreport's importer (report/import_dcgm.c)
+ * and ccprobe's dcgm probe (probes/dcgm.c). Plain C over jansson: no MPI, CUDA
+ * or DCGM library.
  */
 #include <jansson.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@ struct dcgm_diag {
 	char driver[64];         /* "Driver Version Detected", "" when absent */
 	int level;               /* the run level the tests imply: 1..4 (docs/import.md) */
 	int gpus;                /* GPUs with a result */
+	int test_double;         /* the output says "ccdiag_test_double": true (tests/fakes/dcgmi) */
 };
 
 /*
@@ -28,7 +30,5 @@ int dcgm_diag_parse(const json_t *doc, struct dcgm_diag *d, char *err, size_t le
 void dcgm_diag_free(struct dcgm_diag *d);
 /* sets rec's host and element HOST/gpuN from its "gpu"; -1 out of memory */
 int dcgm_record_name(json_t *rec, const char *host);
-/* the host a saved output names in its file name: "logs/node07.dcgm.json" -> "node07" */
-void dcgm_host_of(const char *file, char *host, size_t len);
 
 #endif

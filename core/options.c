@@ -336,7 +336,8 @@ void options_usage(FILE *f, const struct cc_param *const *params)
 		"  -w, --warmup_iters N    untimed warm-up iterations per size [5]\n"
 		"  -r, --reps N            repetitions per size; each gives one timing sample [10]\n"
 		"  -c, --check N           data-check iterations per size, not timed [1]\n"
-		"      --time-per-size SEC about how long one size may take: at large sizes -w, -n\n"
+		"      --time-per-size SEC\n"
+		"                          about how long one size may take: at large sizes -w, -n\n"
 		"                          and then -r shrink to fit (at least 3 reps, 1 warm-up and\n"
 		"                          the check); records carry the counts run; 0 = off [2]\n"
 		"  -B, --backend NAME      collective backend: mpi (host memory), nccl (GPU memory) [mpi]\n"
@@ -351,7 +352,8 @@ void options_usage(FILE *f, const struct cc_param *const *params)
 		"                          (the pair tournament) for DURATION (90, 90s, 10m,\n"
 		"                          1h30m) and record one sample per interval; warm-up and\n"
 		"                          setup not counted, every collective's data checked\n"
-		"      --soak-interval SEC seconds one sample measures: a collective's interval,\n"
+		"      --soak-interval SEC\n"
+		"                          seconds one sample measures: a collective's interval,\n"
 		"                          one direction of one netpair link [1]\n"
 		"      --soak-size SIZE    a collective's soak message size [-e]\n"
 		"Run:\n"
@@ -368,11 +370,14 @@ void options_usage(FILE *f, const struct cc_param *const *params)
 		fprintf(f, "Probe options:\n");
 		for (size_t i = 0; params[i]; i++)
 			for (const struct cc_param *p = params[i]; p->name; p++)
-				fprintf(f, "      --%-20s %s\n", p->name, p->help);
+				/* at least two spaces between a name and its text (help2man's rule) */
+				fprintf(f, strlen(p->name) < 20 ? "      --%-20s %s\n" :
+					   "      --%s\n                           %s\n", p->name, p->help);
 	}
 	fprintf(f,
 		"\n"
 		"Units: GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s, us = microseconds.\n"
+		"\n"
 		"Exit codes: 0 every measurement that ran checked out (a probe that could not\n"
 		"run is a skip record and one stderr line, then \"N of M probes skipped\"; ccreport\n"
 		"judges it incomplete); 1 a measurement failed (wrong data, an error record, or\n"
@@ -380,7 +385,8 @@ void options_usage(FILE *f, const struct cc_param *const *params)
 		"file, MPI, memory) or the results file could not be written (the run stops at\n"
 		"once); 4 a measurement passed its deadline; 5 interrupted; 6 nothing measured:\n"
 		"every probe and collective named was skipped or not built.\n"
-		"ccprobe %s\n", CCDIAG_VERSION);
+		"\n"
+		"ccprobe %s (git %s)\n", CCDIAG_VERSION, ccdiag_commit);
 }
 
 size_t sweep_sizes(const struct cc_options *o, size_t *out, size_t max_out)

@@ -53,15 +53,50 @@ json_t *pci_link_json(const struct pci_link *l);
  */
 int pci_acs_ctl(const char *root, const char *bdf);
 
+/* The Device/Port Type of the PCI Express capability (PCIe base spec, 7.5.3.2). */
+enum pci_port {
+	PCI_PORT_UNKNOWN = -2,   /* config space unreadable (not root: 64 bytes only) */
+	PCI_PORT_NONE = -1,      /* no PCI Express capability */
+	PCI_PORT_ENDPOINT = 0,
+	PCI_PORT_ROOT = 4,       /* root port */
+	PCI_PORT_UPSTREAM = 5,   /* a switch's upstream port */
+	PCI_PORT_DOWNSTREAM = 6, /* a switch's downstream port */
+};
+
+/* The port type of device bdf under root (enum pci_port; other types as the spec numbers them). */
+int pci_port_type(const char *root, const char *bdf);
+
+/*
+ * The Enable Relaxed Ordering bit of device bdf's PCIe Device Control
+ * register: 1 set, 0 clear (the device never marks its writes relaxed,
+ * whatever a memory registration asks), -1 no PCI Express capability, -2
+ * unreadable (not root: the kernel gives others the first 64 bytes only).
+ */
+int pci_relaxed_ordering(const char *root, const char *bdf);
+
 /*
  * What lies on device bdf's path to the root complex (core/pcipath.c):
- * {bridges: [{bdf, acs_ctl: "0x001d" | "none" | null, p2p_redirect}],
- *  acs_redirect: true when any bridge redirects peer-to-peer requests or
- *  completions (ACS RR/CR/EC: P2P and GPUDirect go through the root complex,
- *  slow or broken), null when unknown, acs_note, iommu_group_type:
- *  "identity" | "DMA" | "DMA-FQ" | null, iommu_translation}. null when the
- *  device is not in sysfs.
+ * {bridges: [{bdf, port_type: "root_port" | "upstream" | "downstream" |
+ *  "other" | null, acs_ctl: "0x001d" | "none" | null, p2p_redirect}],
+ *  acs_redirect: true when a switch's downstream port on the path redirects
+ *  peer-to-peer requests or completions (ACS RR/CR/EC: P2P and GPUDirect
+ *  with a device under the same switch go through the root complex, slow or
+ *  broken; the bits of root ports and upstream ports do not turn such
+ *  traffic back and are not counted), null when unknown, acs_note,
+ *  iommu_group_type: "identity" | "DMA" | "DMA-FQ" | null, iommu_translation}.
+ *  null when the device is not in sysfs.
  */
 json_t *pci_path_json(const char *root, const char *bdf);
+
+/*
+ * ACS between two devices (a GPU and its NIC): only the downstream ports
+ * right below the deepest bridge both paths share, the ports their traffic
+ * enters and leaves that switch by, count. {acs_redirect: true | false |
+ * null (unreadable, with acs_note), acs_ports: [bridge entries as above]};
+ * false with no ports when the paths meet only at a root complex or not at
+ * all (the traffic crosses it whatever ACS says), or when a device sits
+ * right below the shared bridge. null when sysfs does not know either.
+ */
+json_t *pci_pair_acs_json(const char *root, const char *bdf_a, const char *bdf_b);
 
 #endif

@@ -26,6 +26,7 @@ static struct {
 	/* the armed measurement */
 	int armed, seq;
 	double deadline;
+	double armed_s;          /* the armed measurement's own deadline in seconds (watchdog_arm_for) */
 	char what[256];
 	json_t *detail;
 	/* rank 0: last measurement each rank started and finished; posted receives */
@@ -98,7 +99,7 @@ static void fire_timeout(void)
 	json_object_set_new(rec, "name", json_string(wd.what));
 	if (wd.detail)
 		json_object_update(rec, wd.detail);
-	json_object_set_new(rec, "deadline_s", json_real(wd.timeout_s));
+	json_object_set_new(rec, "deadline_s", json_real(wd.armed_s));
 	json_object_set_new(rec, "ranks_known", json_boolean(wd.tracking));
 	for (int r = 0; wd.tracking && r < wd.mpi->size; r++) {
 		json_t *who;
@@ -113,7 +114,7 @@ static void fire_timeout(void)
 	json_object_set_new(rec, "not_done", nd);
 	json_object_set_new(rec, "not_started", ns);
 	log_error("'%s' did not finish within its deadline of %.0f s; %zu rank(s) not done, "
-		  "%zu of them never started it; aborting", wd.what, wd.timeout_s,
+		  "%zu of them never started it; aborting", wd.what, wd.armed_s,
 		  json_array_size(nd), json_array_size(ns));
 	/* the ranks that never arrived are the likely culprits: name them first */
 	for (size_t i = 0; i < json_array_size(ns) && i < 16; i++) {
@@ -187,7 +188,7 @@ static void *watchdog_main(void *arg)
 				fire_timeout();
 			if (!warned) {
 				log_error("'%s' did not finish within its deadline of %.0f s",
-					  wd.what, wd.timeout_s);
+					  wd.what, wd.armed_s);
 				warned = 1;
 			}
 			if (now > wd.deadline + WD_GRACE_S) {
@@ -248,12 +249,18 @@ static void report_progress(int value)
 
 void watchdog_arm(const char *what, json_t *detail)
 {
+	watchdog_arm_for(what, detail, 0);
+}
+
+void watchdog_arm_for(const char *what, json_t *detail, double seconds)
+{
 	int seq;
 
 	pthread_mutex_lock(&wd.lock);
 	seq = ++wd.seq;
 	wd.armed = 1;
-	wd.deadline = timer_now() + wd.timeout_s;
+	wd.armed_s = seconds > 0 ? seconds : wd.timeout_s;
+	wd.deadline = timer_now() + wd.armed_s;
 	snprintf(wd.what, sizeof(wd.what), "%s", what);
 	json_decref(wd.detail);
 	wd.detail = detail;

@@ -33,6 +33,13 @@ int watchdog_start(struct mpictx *mpi, struct results *res, double timeout_s, do
  */
 void watchdog_arm(const char *what, json_t *detail);
 
+/*
+ * The same with a deadline of its own, seconds (> 0) instead of --timeout's,
+ * for a measurement known to take long (a DCGM diagnostic of 15 to 90
+ * minutes). --timeout 0 still turns every deadline off.
+ */
+void watchdog_arm_for(const char *what, json_t *detail, double seconds);
+
 /* This rank finished the armed measurement. */
 void watchdog_disarm(void);
 

@@ -12,7 +12,7 @@
 #include "plan.h"
 #include "registry.h"
 #include "results.h"
-#include "spawn.h"
+#include "../core/spawn.h"
 #include "strv.h"
 #include "../core/version.h"
 #include "../report/profile.h"
@@ -35,10 +35,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#ifndef CCDIAG_GIT
-#define CCDIAG_GIT "unknown"
-#endif
 
 #define EXIT_BAD_INPUT 2
 #define EMU_STORAGE_DIR "/run/ccdiag-emu/storage"  /* where emucluster --storage mounts the volume */
@@ -89,18 +85,22 @@ static const char usage_text[] =
 "                           (feed it: xargs -L1 scontrol update < FILE); a name that\n"
 "                           is not one Slurm node name is refused, said on stderr\n"
 "      --drain              run scontrol update for each of those nodes (needs Slurm)\n"
+"\n"
 "ccdiag quick: this node's node-local checks of the profile (its node phase: GPU\n"
 "inventory and health, pcie, hbm, nvlink: short sweeps) in about a minute, judged\n"
 "by the profile's criteria of those probes alone; the exit code (ccreport's) suits\n"
 "a Slurm prolog or health check: 0 healthy.\n"
+"\n"
 "Inside Slurm each phase runs under srun with one task per GPU (GPU phases) or per\n"
 "node, and --cpus-per-task=K --cpu-bind=cores, K = the node's CPUs / tasks (so a\n"
 "rank has a core for its thread and one for NCCL's proxy); CCDIAG_SRUN_CPUS_PER_TASK\n"
 "sets K (off: Slurm's default binding), CCDIAG_SRUN_CPU_BIND the --cpu-bind value.\n"
+"\n"
 "A phase running past 3x its estimate + 2 min (CCDIAG_PHASE_DEADLINE seconds, if set)\n"
 "is stopped: one SIGTERM to its launcher, SIGKILL 30 s later. A launch that wrote\n"
 "nothing because a rank died of a signal (under srun: its \"task N: <signal>\" line\n"
 "stops the step) is launched once more, and the phase line says so.\n"
+"\n"
 "Exit codes: ccreport's (0 pass, 1 fail, 3 outputs not written, 4 incomplete);\n"
 "2 bad input before anything ran (unknown profile, no runnable criterion,\n"
 "unreachable host, a budget the minimal plan does not fit, drain-list of a file\n"
@@ -474,9 +474,10 @@ static void not_run(const struct plan *pl, int k, const char *path, const char *
 	unlink(path);
 	f = fopen(path, "wx");
 	if (f) {
-		rec = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:[]}", "type", "run",
+		rec = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:[]}", "type", "run",
 				"schema", 1, "run_id", "0000000000000000", "start_utc", t, "tool", "ccdiag",
-				"version", CCDIAG_VERSION, "phase", ph->name, "world_size", 0, "nodes", g.nodes,
+				"version", CCDIAG_VERSION, "commit", ccdiag_commit, "phase", ph->name,
+				"world_size", 0, "nodes", g.nodes,
 				"hosts");
 		json_dumpf(rec, f, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		fputc('\n', f);
@@ -1033,7 +1034,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
-		printf("ccdiag %s (git %s)\n", CCDIAG_VERSION, CCDIAG_GIT);
+		printf("ccdiag %s (git %s)\n", CCDIAG_VERSION, ccdiag_commit);
 		return 0;
 	}
 	if (!strcmp(argv[1], "drain-list"))

@@ -65,6 +65,24 @@ static int profile_needs_list(const struct profile *p, struct need *list)
 	return n;
 }
 
+/*
+ * The level the dcgm probe runs at: what the profile's criterion on
+ * dcgm.level asks (">= 3": 3), else 1, DCGM's seconds-long quick level.
+ */
+static int dcgm_level(const struct profile *p)
+{
+	int level = 1;
+
+	for (int i = 0; i < p->ncrit; i++) {
+		const struct criterion *c = &p->crit[i];
+
+		if (c->metric && !strcmp(c->metric, "dcgm.level") && c->ge && c->relative <= 0 &&
+		    ceil(c->bound) > level)
+			level = ceil(c->bound) > 4 ? 4 : (int)ceil(c->bound);
+	}
+	return level;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -155,6 +173,19 @@ void plan_args(const struct plan *pl, int k, int level, struct strv *out)
 	    (!strcmp(ph->name, "pairs") || (ph->kind == PK_SOAK && strv_find(&ph->names, "netpair") >= 0))) {
 		snprintf(buf, sizeof(buf), "%d", pl->in->ncpu / 2 > 1 ? pl->in->ncpu / 2 : 1);
 		strv_insert(&a, 0, "--pair-concurrency");
+		strv_insert(&a, 1, buf);
+	}
+	/*
+	 * netpair's reference rate: the profile's NIC rate (the fabric's), not
+	 * what the node's default route or UCX's devices say (an HGX node's
+	 * management Ethernet); the emulated cluster states each host's shaped
+	 * rate itself (CCDIAG_LINK_RATE_MBIT). No nic_rate: ccprobe finds the
+	 * rate of MPI's interface, or leaves it unknown (criterion incomplete).
+	 */
+	if (pl->in->launch != PLAN_EMULATED && pl->in->prof->nic_rate_gbps > 0 &&
+	    strv_find(&ph->names, "netpair") >= 0) {
+		snprintf(buf, sizeof(buf), "%.15g", pl->in->prof->nic_rate_gbps * 1000);
+		strv_insert(&a, 0, "--pair-link-rate");
 		strv_insert(&a, 1, buf);
 	}
 	if (pl->in->extra)
@@ -388,6 +419,9 @@ int plan_make(struct plan *pl, const struct plan_input *in, const struct plan_re
 			if (!strcmp(ph, phases[k]))
 				add_unique(&byphase[k], needs[i].name);
 	}
+	/* ccdiag quick is a minute: DCGM's diagnostics (seconds to 90 minutes) are not part of it */
+	if (in->quick && strv_find(&byphase[0], "dcgm") >= 0)
+		strv_remove(&byphase[0], strv_find(&byphase[0], "dcgm"));
 	for (int k = 0; k < 2; k++) {
 		struct plan_phase *ph;
 		int rpn = 1;
@@ -401,6 +435,10 @@ int plan_make(struct plan *pl, const struct plan_input *in, const struct plan_re
 				rpn = nics_rpn;
 		ph = add_phase(pl, phases[k], PK_PROBE, rpn);
 		strv_addv(&ph->names, &byphase[k]);
+		if (k == 0 && strv_find(&byphase[k], "dcgm") >= 0) {
+			strv_add(&ph->args, "--dcgm-level");
+			strv_addf(&ph->args, "%d", dcgm_level(p));
+		}
 		strv_addv(&ph->args, &byphase[k]);
 	}
 	qsort(backends.v, backends.n, sizeof(*backends.v), cmp_str);

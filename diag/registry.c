@@ -2,7 +2,7 @@
  * diag/registry.c: the plan entries of a ccprobe binary (registry.h).
  */
 #include "registry.h"
-#include "spawn.h"
+#include "../core/spawn.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * gpu/copy.c: copy timing with CUDA events (gpu_time_copies, gpu_sample),
+ * gpu/copy.c: copy (and copy kernel) timing with CUDA events (gpu_time_copies, gpu_sample),
  * and the plain arithmetic and printing around it: sizes, rates, the
  * bandwidth fields of a record, the p2pBandwidthLatencyTest-style matrix.
  */
@@ -100,8 +100,12 @@ static void CUDART_CB gate_hold(void *arg)
 	}
 }
 
-static cudaError_t copy_one(const struct gpu_copy *c)
+/* One copy, or one kernel launch (kwhy gets the driver's error for a launch). */
+static cudaError_t copy_one(const struct gpu_copy *c, char *kwhy, size_t klen)
 {
+	if (c->kern)
+		return gpu_kernel_launch(c->kern, c->fn, c->params, c->stream, kwhy, klen) ?
+		       cudaErrorLaunchFailure : cudaSuccess;
 	if (c->peer_dst >= 0)
 		return cudaMemcpyPeerAsync(c->dst, c->peer_dst, c->src, c->peer_src, c->bytes,
 					   c->stream);
@@ -112,6 +116,7 @@ int gpu_time_copies(const struct gpu_copy *c, int n, int iters, double *sec,
 		    char *why, size_t len)
 {
 	cudaEvent_t ev0[2] = { NULL, NULL }, ev1[2] = { NULL, NULL };
+	char kwhy[300] = "";
 	int most = 1, gated;
 	cudaError_t e = cudaSuccess;
 	const char *what = NULL;
@@ -143,7 +148,7 @@ int gpu_time_copies(const struct gpu_copy *c, int n, int iters, double *sec,
 			if (n > 1)
 				TRY(cudaSetDevice(c[i].dev));
 			for (int t = 0; t < (c[i].times > 1 ? c[i].times : 1); t++)
-				TRY(copy_one(&c[i]));
+				TRY(copy_one(&c[i], kwhy, sizeof(kwhy)));
 		}
 	for (int i = 0; i < n; i++) {
 		TRY(cudaSetDevice(c[i].dev));
@@ -168,6 +173,10 @@ int gpu_time_copies(const struct gpu_copy *c, int n, int iters, double *sec,
 	}
 	cudaSetDevice(c[0].dev);
 #undef TRY
+	if (e != cudaSuccess && kwhy[0]) {
+		snprintf(why, len, "%s", kwhy);
+		return -1;
+	}
 	if (e != cudaSuccess)
 		return gpu_cuda_fail(e, what, why, len);
 	if (__atomic_load_n(&gate.expired, __ATOMIC_ACQUIRE)) {

@@ -125,6 +125,9 @@ void gpu_rates_GBps(const double *sec, int reps, int stride, double bytes, doubl
  */
 double gpu_bw_fields(json_t *rec, const double *bw, int n);
 
+/* The PTX of gpu/kernels.cu (gpu/kernels_ptx.c, made by scripts/gen-ptx.sh). */
+extern const char gpu_kernels_ptx[];
+
 /* ------------------------------------------------------------------ CUDA side */
 
 /* One rank's view of its GPU, filled by gpu_open. */
@@ -208,6 +211,14 @@ json_t *gpu_emit(struct cc_run *run, json_t *mine);
 #ifdef HAVE_CUDA
 #include <cuda_runtime.h>
 
+/*
+ * A CUDA driver API function (cuModuleLoadData, cuCtxGetCurrent, ...): the
+ * process's own first (the test double, LD_PRELOADed, answers there), else
+ * libcuda.so.1's. NULL when neither has it, with why ("cannot load
+ * libcuda.so.1: ...", "the CUDA driver ... has no NAME") when why is given.
+ */
+void *gpu_driver_sym(const char *name, char *why, size_t len);
+
 /* Pinned host memory placed on one NUMA node (or wherever the kernel puts it). */
 struct gpu_host_buf {
 	void *p;
@@ -223,6 +234,26 @@ struct gpu_host_buf {
 int gpu_host_alloc(struct gpu_host_buf *b, size_t bytes, int numa, char *why, size_t len);
 void gpu_host_free(struct gpu_host_buf *b);
 
+/* The kernels of gpu/kernels.cu (gpu/kernels_ptx.c), loaded into one context. */
+struct gpu_kernels {
+	void *module;            /* CUmodule */
+	void *copy, *triad;      /* CUfunction: ccdiag_copy, ccdiag_triad */
+	unsigned grid, block;    /* launch shape: block threads; the blocks the GPU holds at once */
+};
+
+/*
+ * Loads the PTX kernels into the current context (dev's, made current by
+ * the caller) with the driver API: cuModuleLoadData (the driver compiles the
+ * PTX for the GPU), cuModuleGetFunction. Returns 0, or -1 with why (no
+ * libcuda, a driver without the calls, the driver's CUresult by name).
+ */
+int gpu_kernels_load(int dev, struct gpu_kernels *k, char *why, size_t len);
+void gpu_kernels_unload(struct gpu_kernels *k);
+
+/* cuLaunchKernel of fn (one of k's) on stream s. Returns 0, or -1 with why. */
+int gpu_kernel_launch(const struct gpu_kernels *k, void *fn, void **params, cudaStream_t s,
+		      char *why, size_t len);
+
 /* One stream of copies for gpu_time_copies. */
 struct gpu_copy {
 	void *dst;
@@ -234,11 +265,16 @@ struct gpu_copy {
 	int gate;                /* hold the stream until every copy is queued */
 	int times;               /* copies per iteration (0 = 1): 2 makes an interfering
 				  * stream outlast the timed one (nvbandwidth's bidir) */
+	const struct gpu_kernels *kern; /* non-NULL: each "copy" launches fn(params) of kern */
+	void *fn;
+	void **params;
 };
 
 /*
  * Times iters back-to-back copies on each of n streams (1 or 2), started
- * together: copies are queued in turn on the streams; streams with gate
+ * together (a "copy" is cudaMemcpyAsync or cudaMemcpyPeerAsync, or a launch
+ * of c->fn when c->kern is set: the hbm probe's kernels): copies are queued
+ * in turn on the streams; streams with gate
  * set are first held by a host function (cudaLaunchHostFunc) that returns
  * only once every copy is queued (at most GPU_GATE_MAX_COPIES; above that
  * no gate), so the timed span is the copy engines' work, not the host's

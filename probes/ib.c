@@ -1273,11 +1273,11 @@ static void rail_cfg(struct ibctx *c, int rail, struct ib_rail_cfg *cfg)
 
 /*
  * Where an open rail's host regions live (bound to the NIC's NUMA node, or
- * not) and whether they were registered with relaxed ordering.
+ * not) and whether relaxed ordering was asked for and is in effect.
  */
 static json_t *setup_record(struct ibctx *c, struct ib_rail *r, int rail)
 {
-	int nnuma = c->hr.rail[rail].numa_node;
+	int nnuma = c->hr.rail[rail].numa_node, ro;
 	json_t *rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "kind", "probe",
 				"name", "ib", "test", "setup", "scope", "nic", "element", "",
 				"host", c->mpi->host, "nic", "", "rail", rail, "memory", p_mem);
@@ -1293,8 +1293,23 @@ static json_t *setup_record(struct ibctx *c, struct ib_rail *r, int rail)
 			    json_null());
 	json_object_set_new(rec, "numa_local", nnuma >= 0 ? json_boolean(r->host_numa == nnuma) :
 			    json_null());
-	json_object_set_new(rec, "relaxed_ordering", r->relaxed < 0 ? json_null() :
+	/*
+	 * relaxed ordering: asked for by every registration (libibverbs never
+	 * refuses the optional flag, so this alone proves nothing), allowed by
+	 * the NIC's PCIe Device Control register (the kernel clears the bit
+	 * below root ports that mishandle it; the driver then never marks a
+	 * write relaxed), and in effect only when both
+	 */
+	ro = c->hr.rail[rail].bdf[0] ? pci_relaxed_ordering(c->tp->root, c->hr.rail[rail].bdf) : -2;
+	json_object_set_new(rec, "relaxed_ordering_requested", r->relaxed < 0 ? json_null() :
 			    json_boolean(r->relaxed));
+	json_object_set_new(rec, "relaxed_ordering_pcie", ro >= 0 ? json_boolean(ro) : json_null());
+	json_object_set_new(rec, "relaxed_ordering", r->relaxed == 0 || ro == 0 || ro == -1 ?
+			    json_false() : r->relaxed == 1 && ro == 1 ? json_true() : json_null());
+	if (ro == -2)
+		json_object_set_new(rec, "relaxed_ordering_note", json_string(
+			"the NIC's PCIe Device Control register is unreadable (ccprobe not root): "
+			"whether relaxed ordering is in effect is unknown"));
 	return rec;
 }
 
@@ -1353,7 +1368,7 @@ static json_t *gdr_record(struct ibctx *c, struct ib_rail *r, int rail, int gpu)
 	char why[400] = "", bdf[32] = "", gpath[PATH_MAX] = "";
 	struct pci_link gl;
 	int gnuma = -1, nnuma = c->hr.rail[rail].numa_node;
-	json_t *rec;
+	json_t *rec, *acs;
 
 	if (r->cfg.mem == IB_MEM_GPU)
 		path = r->reg_path;
@@ -1381,6 +1396,14 @@ static json_t *gdr_record(struct ibctx *c, struct ib_rail *r, int rail, int gpu)
 	json_object_set_new(rec, "pci_relation", gpath[0] && c->hr.rail[rail].sys_path[0] ?
 			    json_string(ib_pci_relation(gpath, c->hr.rail[rail].sys_path)) :
 			    json_null());
+	/* ACS redirect where it turns this pair's traffic back: the switch ports they meet below */
+	acs = bdf[0] && c->hr.rail[rail].bdf[0] ?
+	      pci_pair_acs_json(c->tp->root, bdf, c->hr.rail[rail].bdf) : json_null();
+	if (json_is_object(acs))
+		json_object_update(rec, acs);        /* acs_redirect, acs_ports, acs_note */
+	else
+		json_object_set_new(rec, "acs_redirect", json_null());
+	json_decref(acs);
 	return rec;
 }
 

@@ -1,5 +1,6 @@
 /* probes/ib_gpu.c: GPU memory and dmabuf export for GPUDirect RDMA (CUDA optional). */
 #include "ib_gpu.h"
+#include "../gpu/gpu.h"
 
 #include <stdio.h>
 
@@ -54,7 +55,6 @@ int ib_gpu_dmabuf_fd(void *ptr, size_t len, char *err, size_t errlen)
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <ctype.h>
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
@@ -96,9 +96,8 @@ int ib_gpu_bdf(int dev, char *bdf, size_t len)
 typedef CUresult (*ctx_current_fn)(CUcontext *);
 
 /*
- * Whether a context is current in this thread (cuCtxGetCurrent, looked up
- * in the process first, else in libcuda): 1, 0, or 0 when it cannot be
- * asked (no driver API loaded: then no context exists either).
+ * Whether a context is current in this thread (cuCtxGetCurrent): 1, 0, or 0
+ * when it cannot be asked (no driver API loaded: then no context exists either).
  */
 static int ctx_current(void)
 {
@@ -107,12 +106,8 @@ static int ctx_current(void)
 	CUcontext c = NULL;
 
 	if (!tried) {
-		void *h;
-
 		tried = 1;
-		*(void **)&fn = dlsym(RTLD_DEFAULT, "cuCtxGetCurrent");
-		if (!fn && (h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)))
-			*(void **)&fn = dlsym(h, "cuCtxGetCurrent");
+		*(void **)&fn = gpu_driver_sym("cuCtxGetCurrent", NULL, 0);
 	}
 	return fn && fn(&c) == CUDA_SUCCESS && c;
 }
@@ -188,17 +183,8 @@ static struct {
 
 static void load_driver(void)
 {
-	/* the runtime has loaded libcuda already; this only finds it */
-	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-
-	if (!h) {
-		snprintf(drv.why, sizeof(drv.why), "cannot load libcuda.so.1: %s", dlerror());
-		return;
-	}
-	drv.get_handle = (get_handle_fn)dlsym(h, "cuMemGetHandleForAddressRange");
-	if (!drv.get_handle)
-		snprintf(drv.why, sizeof(drv.why),
-			 "the CUDA driver has no cuMemGetHandleForAddressRange (before CUDA 11.7)");
+	*(void **)&drv.get_handle = gpu_driver_sym("cuMemGetHandleForAddressRange", drv.why,
+						   sizeof(drv.why));
 }
 
 int ib_gpu_dmabuf_fd(void *ptr, size_t len, char *err, size_t errlen)

@@ -60,40 +60,57 @@ static void *host_alloc(struct ib_rail *r, size_t len)
 }
 
 /*
- * Registers a region with relaxed ordering (perftest's default: the NIC may
- * reorder its PCIe writes, which all 8 rails both ways need on Hopper
- * hosts), or without when the device refuses; r->relaxed says which.
+ * IBV_ACCESS_RELAXED_ORDERING is an enum constant: rdma-core headers that
+ * have it define IBV_ACCESS_OPTIONAL_FIRST (verbs_api.h), which #ifdef sees.
  */
-static struct ibv_mr *reg_mr(struct ib_rail *r, void *p, size_t len, int access)
+#ifdef IBV_ACCESS_OPTIONAL_FIRST
+#define ACCESS_RO IBV_ACCESS_RELAXED_ORDERING
+#else
+#define ACCESS_RO 0
+#endif
+
+/* One more registration of the rail: r->relaxed stays 1 only while every one asked for it. */
+static void note_relaxed(struct ib_rail *r, int asked)
+{
+	r->relaxed = r->relaxed == 0 ? 0 : asked;
+}
+
+struct ibv_mr *ib_rail_reg_host(struct ib_rail *r, void *p, size_t len, int access)
 {
 	struct ibv_mr *mr = NULL;
 
-#ifdef IBV_ACCESS_RELAXED_ORDERING
-	mr = ibv_reg_mr(r->pd, p, len, access | IBV_ACCESS_RELAXED_ORDERING);
-	if (mr)
-		r->relaxed = 1;
-#endif
-	if (!mr) {
-		mr = ibv_reg_mr(r->pd, p, len, access);
-		if (mr)
-			r->relaxed = 0;
+	/*
+	 * with relaxed ordering asked for (perftest's and NCCL's default: the NIC
+	 * may reorder its PCIe writes, which all 8 rails both ways need on Hopper
+	 * hosts); rdma-core drops the optional flag where the device lacks it
+	 * rather than refuse, so whether the NIC uses it is its PCIe Device
+	 * Control register's to say (the setup record)
+	 */
+	if (ACCESS_RO)
+		mr = ibv_reg_mr(r->pd, p, len, access | ACCESS_RO);
+	if (mr) {
+		note_relaxed(r, 1);
+	} else if ((mr = ibv_reg_mr(r->pd, p, len, access))) {
+		note_relaxed(r, 0);
 	}
 	return mr;
 }
 
-/*
- * Registers the GPU region: dmabuf first (needs no kernel module beyond the
- * GPU driver and rdma-core >= 34), then plain ibv_reg_mr on the device
- * pointer, which works only with nvidia-peermem loaded.
- */
-static int register_gpu(struct ib_rail *r, int access, char *err, size_t len)
+int ib_rail_reg_gpu(struct ib_rail *r, int access, char *err, size_t len)
 {
 	char why_dmabuf[200] = "", why_peermem[200];
 	int fd = ib_gpu_dmabuf_fd(r->buf, r->buf_len, why_dmabuf, sizeof(why_dmabuf));
 
+	/* relaxed ordering asked for GPU memory too, as perftest and NCCL do; then without */
 	if (fd >= 0) {
-		r->mr = ibv_reg_dmabuf_mr(r->pd, 0, r->buf_len, (uint64_t)(uintptr_t)r->buf, fd,
-					  access);
+		uint64_t va = (uint64_t)(uintptr_t)r->buf;
+
+		r->mr = ACCESS_RO ? ibv_reg_dmabuf_mr(r->pd, 0, r->buf_len, va, fd, access | ACCESS_RO) :
+			NULL;
+		if (r->mr)
+			note_relaxed(r, 1);
+		else if ((r->mr = ibv_reg_dmabuf_mr(r->pd, 0, r->buf_len, va, fd, access)))
+			note_relaxed(r, 0);
 		if (r->mr) {
 			r->dmabuf_fd = fd;
 			r->reg_path = "dmabuf";
@@ -102,7 +119,7 @@ static int register_gpu(struct ib_rail *r, int access, char *err, size_t len)
 		snprintf(why_dmabuf, sizeof(why_dmabuf), "ibv_reg_dmabuf_mr: %s", strerror(errno));
 		close(fd);
 	}
-	r->mr = ibv_reg_mr(r->pd, r->buf, r->buf_len, access);
+	r->mr = ib_rail_reg_host(r, r->buf, r->buf_len, access);
 	if (r->mr) {
 		r->reg_path = "peermem";
 		return 0;
@@ -125,7 +142,7 @@ static int alloc_regions(struct ib_rail *r, char *err, size_t len)
 			 r->cfg.dev);
 		return -1;
 	}
-	r->lat_mr = reg_mr(r, r->lat_buf, r->lat_len, access);
+	r->lat_mr = ib_rail_reg_host(r, r->lat_buf, r->lat_len, access);
 	if (!r->lat_mr) {
 		snprintf(err, len, "cannot register %zu bytes on '%s': %s", r->lat_len, r->cfg.dev,
 			 strerror(errno));
@@ -141,7 +158,7 @@ static int alloc_regions(struct ib_rail *r, char *err, size_t len)
 			snprintf(err, len, "cannot clear GPU memory on CUDA device %d", r->cfg.gpu);
 			return -1;
 		}
-		return register_gpu(r, access, err, len);
+		return ib_rail_reg_gpu(r, access, err, len);
 	}
 	r->buf_len = 2 * r->cfg.bytes;
 	r->buf = host_alloc(r, r->buf_len);
@@ -150,7 +167,7 @@ static int alloc_regions(struct ib_rail *r, char *err, size_t len)
 			 r->cfg.dev);
 		return -1;
 	}
-	r->mr = reg_mr(r, r->buf, r->buf_len, access);
+	r->mr = ib_rail_reg_host(r, r->buf, r->buf_len, access);
 	if (!r->mr) {
 		snprintf(err, len, "cannot register %zu bytes on '%s': %s", r->buf_len, r->cfg.dev,
 			 strerror(errno));
@@ -586,7 +603,7 @@ int ib_rail_gdr_check(struct ib_rail *r, int gpu, const char **path, char *why, 
 			return -1;
 		t.buf = p;
 	}
-	rc = register_gpu(&t, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, why, len);
+	rc = ib_rail_reg_gpu(&t, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE, why, len);
 	if (!rc)
 		*path = t.reg_path;
 	if (t.mr)

@@ -47,7 +47,8 @@ struct ib_rail {
 	uint8_t *lat_buf;        /* host memory, same split */
 	size_t lat_len;
 	int host_numa;           /* NUMA node the host regions are bound to; -1 not bound */
-	int relaxed;             /* registered with relaxed ordering: 1, 0 refused, -1 n/a */
+	int relaxed;             /* every registration asked for relaxed ordering: 1; 0 one did
+				  * not (refused, or rdma-core without it); -1 none made */
 	struct ibv_port_attr pattr;
 	union ibv_gid gid;
 	struct ibv_qp *qp;       /* to the current peer; NULL between pairs */
@@ -69,6 +70,24 @@ struct ib_rail {
  * nothing left allocated.
  */
 int ib_rail_open(struct ib_rail *r, const struct ib_rail_cfg *cfg, char *err, size_t len);
+
+/*
+ * Registers len bytes at p (host memory, or GPU memory through
+ * nvidia-peermem) on r's PD, asking for IBV_ACCESS_RELAXED_ORDERING on top
+ * of access, then without it when refused; r->relaxed says which. Returns
+ * the region, or NULL (errno from libibverbs).
+ */
+struct ibv_mr *ib_rail_reg_host(struct ib_rail *r, void *p, size_t len, int access);
+
+/*
+ * Registers the GPU region r->buf (r->buf_len bytes): dmabuf first (needs
+ * no kernel module beyond the GPU driver and rdma-core >= 34), then plain
+ * registration of the device pointer, which works only with nvidia-peermem
+ * loaded; each asks for relaxed ordering first, as for host memory. Sets
+ * r->mr, r->reg_path and r->dmabuf_fd. Returns 0, or -1 with err naming
+ * both paths' failures.
+ */
+int ib_rail_reg_gpu(struct ib_rail *r, int access, char *err, size_t len);
 
 /* Releases everything in reverse order; safe on a partly opened or closed rail. */
 void ib_rail_close(struct ib_rail *r);

@@ -1,5 +1,6 @@
 /*
- * The link rate of a node: what the operator says (CCDIAG_LINK_RATE_MBIT,
+ * The link rate of a node: what ccdiag says (--pair-link-rate, the
+ * profile's NIC rate), what the operator says (CCDIAG_LINK_RATE_MBIT,
  * which the emulated cluster sets to its shaped rate) or what the kernel
  * reports for the interface or RDMA port MPI's transport uses. Only a rate
  * that is known is used; a guess (the management NIC of an HGX node whose
@@ -144,7 +145,7 @@ static int ucx_rate(const char *sysroot, const char *devices, struct link_rate *
 	return 1;
 }
 
-int linkrate_find(const char *env, const char *sysroot, const char *iface_hint,
+int linkrate_find(double given, const char *env, const char *sysroot, const char *iface_hint,
 		  const char *route_file, const struct linkrate_mpi *mpi, struct link_rate *out)
 {
 	char iface[64];
@@ -152,6 +153,11 @@ int linkrate_find(const char *env, const char *sysroot, const char *iface_hint,
 	int ucx;
 
 	memset(out, 0, sizeof(*out));
+	if (given > 0 && isfinite(given)) {
+		out->mbit = given;
+		snprintf(out->source, sizeof(out->source), "--pair-link-rate");
+		return 0;
+	}
 	if (env && *env) {
 		if (!parse_positive(env, &v)) {
 			out->mbit = v;
@@ -210,11 +216,11 @@ static char *read_maps(void)
 	return buf;
 }
 
-int linkrate_local(struct link_rate *out)
+int linkrate_local(double given, struct link_rate *out)
 {
 	char *maps = read_maps();
 	struct linkrate_mpi m = { getenv("OMPI_MCA_pml"), getenv("UCX_NET_DEVICES"), maps };
-	int rc = linkrate_find(getenv("CCDIAG_LINK_RATE_MBIT"), "/sys",
+	int rc = linkrate_find(given, getenv("CCDIAG_LINK_RATE_MBIT"), "/sys",
 			       getenv("OMPI_MCA_btl_tcp_if_include"), "/proc/net/route", &m, out);
 
 	free(maps);

@@ -10,7 +10,8 @@
  */
 struct link_rate {
 	double mbit;          /* Mb/s (1e6 bits/s); 0 = unknown */
-	char source[80];      /* where it came from: "CCDIAG_LINK_RATE_MBIT", "sysfs:eth0", "ucx:mlx5_0:1" */
+	char source[80];      /* where it came from: "--pair-link-rate", "CCDIAG_LINK_RATE_MBIT",
+			       * "sysfs:eth0", "ucx:mlx5_0:1" */
 	char warning[160];    /* non-empty: a value was given but unusable (one line) */
 	char why[200];        /* unknown: why (MPI's transport is not an interface found here) */
 };
@@ -23,9 +24,12 @@ struct linkrate_mpi {
 };
 
 /*
- * Finds a rate. env: the value of CCDIAG_LINK_RATE_MBIT or NULL; used when
- * set (a positive number of Mb/s). Otherwise the rate of what carries MPI
- * traffic, under sysroot (normally "/sys"):
+ * Finds a rate. given: --pair-link-rate in Mb/s (ccdiag passes the profile's
+ * NIC rate: on HGX nodes the fabric's, which nothing on the node names when
+ * UCX picks its devices); used when above 0, before anything else. env: the
+ * value of CCDIAG_LINK_RATE_MBIT or NULL; used next when set (a positive
+ * number of Mb/s). Otherwise the rate of what carries MPI traffic, under
+ * sysroot (normally "/sys"):
  *  - MPI over UCX (mpi->pml "ucx", or mca_pml_ucx in mpi->maps): the first
  *    item of UCX_NET_DEVICES, an RDMA port "mlx5_0:1" (its ports/N/rate) or
  *    a network interface (its speed); unset or "all": unknown (UCX picks);
@@ -39,11 +43,11 @@ struct linkrate_mpi {
  * (nothing known of MPI). Returns 0 when known, 1 when unknown (out->why
  * says why when it is not a plain unreadable file).
  */
-int linkrate_find(const char *env, const char *sysroot, const char *iface_hint,
+int linkrate_find(double given, const char *env, const char *sysroot, const char *iface_hint,
 		  const char *route_file, const struct linkrate_mpi *mpi, struct link_rate *out);
 
-/* linkrate_find on this process's environment, /sys and /proc/net/route. */
-int linkrate_local(struct link_rate *out);
+/* linkrate_find with given, on this process's environment, /sys and /proc/net/route. */
+int linkrate_local(double given, struct link_rate *out);
 
 /* The rate of a link between nodes of rates a and b Mb/s in GB/s (1e9 B/s): min / 8000; 0 if either is unknown. */
 double linkrate_pair_GBps(double mbit_a, double mbit_b);

@@ -46,6 +46,7 @@ static double p_tol = TOL_AUTO;
 static double p_bidir_tol = -1.0;  /* not given: see choose_mode */
 static double p_lat_tol = -1.0;   /* not given: 3, 0 on a shared kernel */
 static double p_expect_gbps;
+static double p_link_rate;        /* Mb/s; 0: CCDIAG_LINK_RATE_MBIT or MPI's interface */
 static int p_partners = 2;
 static int p_retest = 1;
 static int p_confirm = 3;
@@ -69,6 +70,9 @@ static const struct cc_param netpair_params[] = {
 	  "netpair: suspect above this multiple of the reference latency; 0 = off [auto: 3; 0 on shared kernel]" },
 	{ "pair-expect-gbps", CC_PARAM_DOUBLE, &p_expect_gbps,
 	  "netpair: expected one-way Gb/s as the reference; 0 = measured [0]" },
+	{ "pair-link-rate", CC_PARAM_DOUBLE, &p_link_rate,
+	  "netpair: each node's link rate in Mb/s for rate_GBps (ccdiag: the profile's nic_rate); "
+	  "0 = CCDIAG_LINK_RATE_MBIT, else the interface MPI uses [0]" },
 	{ "pair-partners", CC_PARAM_INT, &p_partners,
 	  "netpair: known-good partners to retest a suspect node with [2]" },
 	{ "pair-retest", CC_PARAM_INT, &p_retest, "netpair: 1 = retest suspects, 0 = judge pass 1 only [1]" },
@@ -877,6 +881,8 @@ static int check_params(char *err, size_t len)
 		snprintf(err, len, "--pair-poll must be auto, busy or lazy");
 	else if (p_retest > 1)
 		snprintf(err, len, "--pair-retest takes 0 or 1");
+	else if (!(p_link_rate >= 0) || !isfinite(p_link_rate))
+		snprintf(err, len, "--pair-link-rate must be a number of Mb/s, 0 (not given) or more");
 	else if (p_confirm < 1 || p_confirm > NP_MAX_CONFIRM)
 		snprintf(err, len, "--pair-confirm must be 1 to %d", NP_MAX_CONFIRM);
 	else
@@ -935,7 +941,7 @@ static int gather_rates(struct np_ctx *c)
 {
 	struct link_rate lr;
 
-	linkrate_local(&lr);
+	linkrate_local(p_link_rate, &lr);
 	if (lr.warning[0])
 		log_warn("netpair: %s", lr.warning);
 	if (lr.mbit > 0)

@@ -2,11 +2,12 @@
 
 #include <string.h>
 
-extern const struct probe probe_gemm, probe_gpuhealth, probe_hbm, probe_ib, probe_isolate, probe_netpair,
+extern const struct probe probe_dcgm, probe_gemm, probe_gpuhealth, probe_hbm, probe_ib, probe_isolate, probe_netpair,
 	probe_nvlink, probe_pcie, probe_storage, probe_trainstep;
 
 /* The only list of probes; keep sorted by name. */
 const struct probe *const probes[] = {
+	&probe_dcgm,
 	&probe_gemm,
 	&probe_gpuhealth,
 	&probe_hbm,

@@ -379,8 +379,11 @@ static void compare_doc(FILE *f, const struct markup *m, const json_t *doc, cons
 	m->heading(f, 1, NULL, "Choosing between offers: cluster comparison");
 	m->p_open(f, NULL);
 	snprintf(buf, sizeof(buf), "%zu", json_array_size(j_arr(doc, "clusters")));
-	put_esc(f, m->esc, "%s clusters compared; generated %s by ccreport %s.", buf,
+	put_esc(f, m->esc, "%s clusters compared; generated %s by ccreport %s", buf,
 		j_str(doc, "generated_utc"), j_str(doc, "version"));
+	if (*j_str(doc, "commit"))
+		put_esc(f, m->esc, " (git %s)", j_str(doc, "commit"));
+	fputs(".", f);
 	fputs(m->p_close, f);
 	/* the decision and the ranking first, the evidence after */
 	m->heading(f, 2, "decision", "Decision");

@@ -91,6 +91,8 @@ static void header(FILE *f, const struct markup *m, const json_t *s)
 	}
 	fputs(". Generated ", f);
 	E(f, m, "%s by %s %s", j_str(s, "generated_utc"), j_str(s, "tool"), j_str(s, "version"));
+	if (*j_str(s, "commit"))
+		E(f, m, " (git %s)", j_str(s, "commit"));
 	fputs(".", f);
 	fputs(m->p_close, f);
 }

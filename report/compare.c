@@ -767,9 +767,9 @@ json_t *compare_build(struct cmp_run *runs, int n, const struct cmp_opts *o, cha
 		goto nomem;
 	}
 	differ = inputs_differ(wls);
-	doc = json_pack("{s:i, s:s, s:s, s:s, s:s, s:o, s:o, s:{s:s, s:O, s:O}, s:o, s:o}",
+	doc = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:{s:s, s:O, s:O}, s:o, s:o}",
 			"schema", 1, "tool", "ccreport", "kind", "compare", "version", RPT_VERSION,
-			"generated_utc", o->generated_utc ? o->generated_utc : "", "clusters", clusters,
+			"commit", ccdiag_commit, "generated_utc", o->generated_utc ? o->generated_utc : "", "clusters", clusters,
 			"criteria", crits, "workload", "label", "model, not a measurement", "clusters",
 			wls, "inputs_differ", differ, "ranking", rank, "nodes", nodes);
 	if (!doc) {   /* json_pack took the "o" references either way */

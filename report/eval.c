@@ -1402,9 +1402,10 @@ static void judge(struct eval *e, struct crit_state *s)
 		set_reason(s, "no measurement of %s%s%s%s: %s", c->probe ? c->probe : c->collective,
 			   c->test || c->backend ? " " : "", c->test ? c->test : c->backend ? c->backend : "",
 			   nodes,
+			   /* the record's own why first (an imported tool's output that cannot say) */
+			   s->nometric && s->unknown_why ? s->unknown_why :
 			   s->nometric && !strcmp(c->metric, "rate_GBps") ?
 			   "no rate reported (the probe did not know the link's rate)" :
-			   s->nometric && s->unknown_why ? s->unknown_why :
 			   s->nometric ? "the records have no such metric" :
 			   s->scope_mismatch ? "the records are of another scope" :
 			   s->other_size ? "no record at this size" : "not in the results");

@@ -680,8 +680,8 @@ int history_build(const char *path, const char *cluster, int k, double tol, json
 	}
 	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	sqlite3_close(db);
-	*out = json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:f, s:o}", "schema", 1, "tool", "ccreport", "kind",
-			 "history", "database", path, "k", k, "min_runs", HISTORY_MIN_RUNS, "tolerance", tol,
+	*out = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:f, s:o}", "schema", 1, "tool", "ccreport",
+			 "version", RPT_VERSION, "commit", ccdiag_commit, "kind", "history", "database", path, "k", k, "min_runs", HISTORY_MIN_RUNS, "tolerance", tol,
 			 "clusters", cl);
 	if (cluster && !json_array_size(cl)) {
 		snprintf(err, len, "%s: no runs of cluster '%s'", path, cluster);

@@ -7,6 +7,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -14,11 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* the only list of importers: recognised in this order (keep the JSON ones first) */
 const struct importer *const importers[] = {
-	&import_dcgm, &import_nccltests, &import_perftest, NULL,
+	&import_dcgm, &import_fio, &import_ior, &import_nccltests, &import_nvbandwidth, &import_perftest, NULL,
 };
 
 int imp_fail(struct imp *im, long line, const char *fmt, ...)
@@ -130,6 +132,11 @@ int imp_num(const char *tok, double *v)
 	return end == tok || *end || errno ? -1 : 0;
 }
 
+int imp_count(const char *tok, double *v)
+{
+	return imp_num(tok, v) || !isfinite(*v) || *v < 0 || *v > IMP_MAX ? -1 : 0;
+}
+
 int imp_int(const char *tok, long long *v)
 {
 	char *end;
@@ -180,20 +187,109 @@ static int is_results_jsonl(const char *buf, size_t size)
 	return 1;       /* empty: the results reader says so */
 }
 
-/* the JSON document the file holds, from its first line that starts with '{' */
-static json_t *load_doc(const char *buf, size_t size, long *skipped, json_error_t *je)
+long imp_line_at(const struct imp *im, const char *p)
+{
+	long line = 1;
+
+	if (p < im->buf || p > im->buf + im->size)
+		return 0;
+	for (const char *q = im->buf; q < p; q++)
+		line += *q == '\n';
+	return line;
+}
+
+long imp_key_line(const struct imp *im, const char *key, int nth)
+{
+	char pat[80];
+	const char *p = im->buf + im->doc_at, *end = im->buf + im->size;
+	int n = snprintf(pat, sizeof(pat), "\"%s\"", key);
+
+	if (n <= 0 || (size_t)n >= sizeof(pat) || im->doc_at > im->size)
+		return 0;
+	for (int k = 0; p < end; k++) {
+		const char *q = memmem(p, end - p, pat, n);
+
+		if (!q)
+			return 0;
+		if (k == nth)
+			return imp_line_at(im, q);
+		p = q + n;
+	}
+	return 0;
+}
+
+void imp_file_host(const char *file, const char *const *more, char *host, size_t len)
+{
+	static const char *const suffixes[] = { ".json", ".jsonl", ".txt", ".log", ".out", NULL };
+	const char *b = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	int cut = 1;
+
+	snprintf(host, len, "%s", *b ? b : "host");
+	while (cut) {
+		size_t n = strlen(host);
+
+		cut = 0;
+		for (int k = 0; k < 2 && !cut; k++) {
+			const char *const *l = k ? more : suffixes;
+
+			for (int i = 0; l && l[i]; i++) {
+				size_t s = strlen(l[i]);
+
+				if (n > s && !strcasecmp(host + n - s, l[i])) {
+					host[n - s] = '\0';
+					cut = 1;
+					break;
+				}
+			}
+		}
+	}
+}
+
+void imp_utc(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "%s", "");
+}
+
+/*
+ * The JSON document the file holds, from its first line that starts with '{'.
+ * Text after it is allowed (fio's --output-format=json,normal prints its text
+ * report after the JSON); a second document is not: *second is its line.
+ */
+static json_t *load_doc(const char *buf, size_t size, long *skipped, size_t *at, long *second,
+			json_error_t *je)
 {
 	struct imp_lines l;
 	const char *s;
 	size_t n;
 
+	*second = 0;
 	imp_lines_init(&l, buf, size);
 	while (imp_next_line(&l, &s, &n))
 		if (n && s[0] == '{') {
+			json_t *doc;
+			size_t rest = (size_t)(buf + size - s);
+
 			*skipped = l.no - 1;
-			return json_loadb(s, (size_t)(buf + size - s), JSON_REJECT_DUPLICATES, je);
+			*at = (size_t)(s - buf);
+			doc = json_loadb(s, rest, JSON_REJECT_DUPLICATES | JSON_DISABLE_EOF_CHECK, je);
+			if (doc && (size_t)je->position <= rest) {
+				const char *q = s + je->position, *end = buf + size;
+				long line = l.no;
+
+				for (const char *c = s; c < q; c++)
+					line += *c == '\n';
+				for (; q < end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n'); q++)
+					line += *q == '\n';
+				if (q < end && (*q == '{' || *q == '['))
+					*second = line;
+			}
+			return doc;
 		}
 	*skipped = 0;
+	*at = 0;
 	je->line = 1;
 	snprintf(je->text, sizeof(je->text), "no JSON object");
 	return NULL;
@@ -284,7 +380,7 @@ int import_buffer(const char *buf, size_t size, const char *name, const char *fr
 	const struct importer *imp = NULL;
 	json_error_t je = { 0 };
 	json_t *doc = NULL;
-	long skipped = 0;
+	long skipped = 0, second = 0;
 	char list[128];
 	int rc = -1, jl = 0;
 
@@ -301,10 +397,22 @@ int import_buffer(const char *buf, size_t size, const char *name, const char *fr
 	}
 	if (memchr(buf, '\0', size))
 		return imp_fail(&im, 0, "a binary file (a NUL byte), not a tool's output");
-	doc = load_doc(buf, size, &skipped, &je);
+	doc = load_doc(buf, size, &skipped, &im.doc_at, &second, &je);
 	if (!json_is_object(doc)) {
 		json_decref(doc);
 		doc = NULL;
+	}
+	/* --from a tool whose output this is not: say so, and whose it looks like */
+	if (imp && !imp->detect(buf, size, doc)) {
+		const struct importer *like = NULL;
+
+		for (int i = 0; !like && importers[i]; i++)
+			if (importers[i]->detect(buf, size, doc))
+				like = importers[i];
+		json_decref(doc);
+		snprintf(err, len, "%s:1: not %s output (--from %s)%s%s%s", name, imp->name, imp->name,
+			 like ? ": it looks like " : "", like ? like->name : "", like ? "'s" : "");
+		return -1;
 	}
 	for (int i = 0; !imp && importers[i]; i++)
 		if (importers[i]->detect(buf, size, doc))
@@ -321,6 +429,13 @@ int import_buffer(const char *buf, size_t size, const char *name, const char *fr
 		return -1;
 	}
 	im.tool = imp->name;
+	/* a JSON tool's output followed by another: two runs, never one import */
+	if (doc && second) {
+		imp_fail(&im, second, "a second JSON document starts here (two %s runs in one file? give "
+			 "each its own file)", imp->name);
+		json_decref(doc);
+		return -1;
+	}
 	im.hosts = json_array();
 	im.recs = json_array();
 	im.extra = json_object();

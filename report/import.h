@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 
 /* what an importer is building: the header's facts and the records (import.c) */
 struct imp {
@@ -25,6 +26,7 @@ struct imp {
 	int world_size;
 	const char *buf;         /* the whole input */
 	size_t size;
+	size_t doc_at;           /* where the JSON document starts in buf (JSON tools) */
 };
 
 struct importer {
@@ -85,9 +87,29 @@ int imp_next_line(struct imp_lines *l, const char **s, size_t *n);
 int imp_tokens(const char *s, size_t n, char *buf, size_t buflen, char **tok, int max);
 /* strict number parsing of a whole token: 0 ok, -1 not a number */
 int imp_num(const char *tok, double *v);
+/*
+ * the same for what the results reader accepts as a count, size, time or rate
+ * (docs/results.md): finite, 0 <= v <= IMP_MAX; -1 otherwise
+ */
+#define IMP_MAX 1e18
+int imp_count(const char *tok, double *v);
 int imp_int(const char *tok, long long *v);
 
+/* the line of buf that p points into (1-based); 0 when p is outside buf */
+long imp_line_at(const struct imp *im, const char *p);
+/* the line of the nth (0-based) "key" in the JSON document; 0 when there is none */
+long imp_key_line(const struct imp *im, const char *key, int nth);
+/*
+ * The host a saved output names in its file name, for tools that print none:
+ * "logs/node07.json" -> "node07"; the suffixes in more (NULL-terminated, or
+ * NULL) are cut too ("node07.fio.json" -> "node07" with ".fio").
+ */
+void imp_file_host(const char *file, const char *const *more, char *host, size_t len);
+/* t as "2026-11-30T06:00:00Z" ("" when it cannot be written) */
+void imp_utc(time_t t, char *buf, size_t len);
+
 /* the importers (import_*.c) */
-extern const struct importer import_dcgm, import_nccltests, import_perftest;
+extern const struct importer import_dcgm, import_fio, import_ior, import_nccltests, import_nvbandwidth,
+	import_perftest;
 
 #endif

@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* what people append to a node's dcgmi output file ("node07.dcgm.json") */
+static const char *const suffixes[] = { ".dcgm", "-dcgm", "_dcgm", ".diag", "-diag", "_diag", NULL };
+
 static int dcgm_parse(struct imp *im, const json_t *doc)
 {
 	struct dcgm_diag d;
@@ -20,7 +23,7 @@ static int dcgm_parse(struct imp *im, const json_t *doc)
 
 	if (!doc)
 		return -1;      /* import.c says where the JSON stops */
-	dcgm_host_of(im->file, host, sizeof(host));
+	imp_file_host(im->file, suffixes, host, sizeof(host));
 	if (dcgm_diag_parse(doc, &d, err, sizeof(err)))
 		return imp_fail(im, 1, "%s", err);
 	h = imp_host(im, host);

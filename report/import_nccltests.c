@@ -243,11 +243,12 @@ static const struct coll *infer_coll(struct st *st, const char *redop, const cha
 	return NULL;
 }
 
+/* a figure, or null where the column says N/A (or holds what no figure is) */
 static json_t *num_or_null(const char *t)
 {
 	double v;
 
-	return imp_num(t, &v) ? json_null() : json_real(v);
+	return imp_count(t, &v) ? json_null() : json_real(v);
 }
 
 static int parse_row(struct st *st, char **tok, int k, long line, int unterminated)
@@ -266,17 +267,20 @@ static int parse_row(struct st *st, char **tok, int k, long line, int unterminat
 	if (st->footer)
 		return imp_fail(st->im, line, "a results row after the 'Avg bus bandwidth' footer (two runs "
 				"in one file? give them separately)");
-	if (imp_num(tok[c->size], &bytes) || bytes < 0 || imp_num(tok[c->time[0]], &t) ||
-	    imp_num(tok[c->alg[0]], &alg) || imp_num(tok[c->bus[0]], &bus) ||
-	    (c->count >= 0 && imp_num(tok[c->count], &count)))
-		return imp_fail(st->im, line, "malformed results row: a size, time or bandwidth is not a number");
+	if (imp_count(tok[c->size], &bytes) || imp_count(tok[c->time[0]], &t) ||
+	    imp_count(tok[c->alg[0]], &alg) || imp_count(tok[c->bus[0]], &bus) ||
+	    (c->count >= 0 && imp_count(tok[c->count], &count)))
+		return imp_fail(st->im, line, "malformed results row: a size, count, time or bandwidth is not a "
+				"number of at least 0");
 	type = tok[c->type];
 	redop = c->redop >= 0 ? tok[c->redop] : "none";
 	root = c->root >= 0 ? tok[c->root] : "-1";
-	if (c->wrong[0] >= 0 && strcmp(tok[c->wrong[0]], "N/A") && imp_num(tok[c->wrong[0]], &w0))
+	if (c->wrong[0] >= 0 && strcmp(tok[c->wrong[0]], "N/A") && imp_count(tok[c->wrong[0]], &w0))
 		return imp_fail(st->im, line, "malformed results row: #wrong '%s'", tok[c->wrong[0]]);
-	if (c->wrong[1] >= 0 && strcmp(tok[c->wrong[1]], "N/A") && imp_num(tok[c->wrong[1]], &w1))
+	if (c->wrong[1] >= 0 && strcmp(tok[c->wrong[1]], "N/A") && imp_count(tok[c->wrong[1]], &w1))
 		return imp_fail(st->im, line, "malformed results row: #wrong '%s'", tok[c->wrong[1]]);
+	if ((isfinite(w0) ? w0 : 0) + (isfinite(w1) ? w1 : 0) > IMP_MAX)
+		return imp_fail(st->im, line, "malformed results row: more wrong elements than any run has");
 	if (!st->coll && !(st->coll = infer_coll(st, redop, root, alg, bus, line)))
 		return -1;
 	nodes = (double)json_array_size(st->im->hosts);
@@ -289,7 +293,7 @@ static int parse_row(struct st *st, char **tok, int k, long line, int unterminat
 		json_object_set_new(tus, "max", num_or_null(tok[c->imax >= 0 ? c->imax : c->imin]));
 		if (c->ip99 >= 0)
 			json_object_set_new(tus, "p99", num_or_null(tok[c->ip99]));
-		if (c->icv >= 0 && !imp_num(tok[c->icv], &t))
+		if (c->icv >= 0 && !imp_count(tok[c->icv], &t) && t / 100 <= 1e6)
 			json_object_set_new(tus, "cv", json_real(t / 100));
 	}
 	rec = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:o, s:i, s:I, s:o, s:f, s:f, s:f}",
@@ -478,8 +482,9 @@ static int nccl_parse(struct imp *im, const json_t *doc)
 			continue;
 		}
 		/* nccl-tests' own failure lines: the run did not finish */
-		if (strstr(s, "Test NCCL failure") || strstr(s, "Test CUDA failure") ||
-		    strstr(s, "Test failure") || strstr(s, "Test timeout")) {
+		/* s is not NUL-terminated: the line is n bytes of the input */
+		if (memmem(s, n, "Test NCCL failure", 17) || memmem(s, n, "Test CUDA failure", 17) ||
+		    memmem(s, n, "Test failure", 12) || memmem(s, n, "Test timeout", 12)) {
 			imp_fail(im, l.no, "nccl-tests reports a failure: %.*s", (int)(n > 160 ? 160 : n), s);
 			goto out;
 		}

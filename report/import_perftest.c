@@ -133,7 +133,7 @@ static int row(struct st *st, char **tok, int k, long line, int unterminated)
 		return imp_fail(im, line, unterminated ? "truncated results row (the file ends inside it)" :
 				"a perftest results row with %d columns, its header names %d", k, st->ncols);
 	for (int i = 0; i < st->ncols && i < 16; i++)
-		if (imp_num(tok[i], &v[i]) || !isfinite(v[i]) || v[i] < 0)
+		if (imp_count(tok[i], &v[i]))
 			return imp_fail(im, line, "malformed perftest results row: '%s' is not a number", tok[i]);
 	bytes = v[0];
 	if (!st->host[0])
@@ -160,7 +160,7 @@ static int row(struct st *st, char **tok, int k, long line, int unterminated)
 		json_object_set_new(rec, "bw_GBps", json_real(gb));
 		json_object_set_new(rec, "bw_Gbps", json_real(gb * 8));
 		json_object_set_new(rec, "bw_peak_GBps", json_real(v[2] * st->unit_GBps));
-		if (k > 4 && !imp_num(tok[4], &v[4]))
+		if (k > 4 && !imp_count(tok[4], &v[4]))
 			json_object_set_new(rec, "msg_rate_Mpps", json_real(v[4]));
 	} else {
 		json_t *lat = json_pack("{s:I}", "n", (json_int_t)v[1]);
@@ -172,7 +172,8 @@ static int row(struct st *st, char **tok, int k, long line, int unterminated)
 		if (st->c_max >= 0) json_object_set_new(lat, "max", json_real(v[st->c_max]));
 		if (st->c_p99 >= 0) json_object_set_new(lat, "p99", json_real(v[st->c_p99]));
 		if (st->c_p999 >= 0) json_object_set_new(lat, "p999", json_real(v[st->c_p999]));
-		if (st->c_std >= 0 && mean > 0) json_object_set_new(lat, "cv", json_real(v[st->c_std] / mean));
+		if (st->c_std >= 0 && mean > 0 && v[st->c_std] / mean <= 1e6)
+			json_object_set_new(lat, "cv", json_real(v[st->c_std] / mean));
 		json_object_set_new(rec, "lat_us", lat);
 	}
 	st->rows++;
@@ -229,6 +230,9 @@ static int perf_parse(struct imp *im, const json_t *doc)
 			if (!strcmp(tok[i], "Link") && !strcmp(tok[i + 1], "type"))
 				snprintf(st.link, sizeof(st.link), "%s", i + 3 < k ? tok[i + 3] : "");
 		}
+		/* the hosts are named by the address lines before the results: rows already written keep theirs */
+		if (st.rows && ((k > 1 && !strcmp(tok[1], "address:")) || !strcmp(tok[0], "GID:") || !strcmp(tok[0], "MGID:")))
+			continue;
 		if (k > 2 && !strcmp(tok[1], "address:") && (!strcmp(tok[0], "local") || !strcmp(tok[0], "remote"))) {
 			in_local = !strcmp(tok[0], "local");
 			/* the first pair of address lines: more QPs print more, of the same hosts */

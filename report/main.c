@@ -50,7 +50,8 @@ static void usage(FILE *f)
 "\n"
 "Judges ccprobe results (files, or folders of *.jsonl) against an acceptance\n"
 "profile and writes summary.json, report.md, index.html and junit.xml. Outputs of\n"
-"nccl-tests, perftest and dcgmi diag -j are read as inputs too (docs/import.md).\n"
+"nccl-tests, perftest, nvbandwidth, dcgmi diag -j, fio (JSON) and IOR are read as\n"
+"inputs too (docs/import.md).\n"
 "\n"
 "  -p, --profile NAME|FILE   profile: a path, or NAME looked up as NAME.ini in\n"
 "                            $CCREPORT_PROFILES, ./profiles, the profiles beside the\n"
@@ -165,7 +166,7 @@ static int parse_args(struct args *a, int argc, char **argv)
 		case 'N': a->needs = 1; break;
 		case 'w': a->workload[a->nworkload++] = optarg; break;
 		case 'h': usage(stdout); exit(0);
-		case 'V': printf("ccreport %s\n", RPT_VERSION); exit(0);
+		case 'V': printf("ccreport %s (git %s)\n", RPT_VERSION, ccdiag_commit); exit(0);
 		case 't':
 		case 'O':
 			if (parse_pct(optarg, c == 't' ? &a->tolerance : &a->outlier_tol)) {

@@ -43,9 +43,10 @@ static const struct metric {
 	{ "bw_Gbps", "Gb/s", SUB_NONE, "bw_stats_GBps", HIGHER, NULL },
 	{ "bw_stats_GBps", "GB/s", SUB_STAT, "bw_stats_GBps", HIGHER, NULL },
 	{ "counter_delta", "count", SUB_NAME, NULL, LOWER, NULL },
-	/* dcgmi diag: failed, warned, level; imported only (report/import_dcgm.c) */
-	{ "dcgm", "count", SUB_NAME, NULL, LOWER, "import the output of `dcgmi diag -r 3 -j` run on each node "
-	  "(`ccreport import FILE -o run.jsonl`, or give the file to ccreport): ccprobe runs no DCGM diagnostics" },
+	/* dcgmi diag: failed, warned, level; the dcgm probe's (probes/dcgm.c) or imported (report/import_dcgm.c) */
+	{ "dcgm", "count", SUB_NAME, NULL, LOWER, "run `ccprobe dcgm --dcgm-level 3` with a rank on every node "
+	  "where dcgmi and nv-hostengine run (`ccdiag run` runs it at the level the profile asks), or import the "
+	  "output of `dcgmi diag -r 3 -j` run on each node (`ccreport import FILE -o run.jsonl`)" },
 	{ "drop_pct", "%", SUB_NONE, NULL, LOWER, NULL },          /* gemm sustained: first vs last 10 % */
 	{ "health", "count", SUB_NAME, NULL, LOWER, NULL },        /* gpuhealth: ECC, remaps, XIDs, ... */
 	{ "iops", "IOPS", SUB_NONE, NULL, HIGHER, NULL },           /* storage: small random reads */

@@ -12,7 +12,10 @@
  * contract of the summary document; docs/profiles.md the profile format.
  */
 
-#define RPT_VERSION "0.1.0"
+#include "../core/version.h"
+
+/* ccprobe's, ccdiag's and ccreport's version is one (core/version.h) */
+#define RPT_VERSION CCDIAG_VERSION
 
 /* exit codes of ccreport (README.md, --help) */
 enum rpt_exit {

@@ -450,8 +450,8 @@ json_t *summary_build(struct eval *e, const struct summary_opts *o, char *err, s
 		if (!e->cs[i].c->required)
 			criterion_problems(&e->cs[i], V_INCOMPLETE, pr);
 
-	s = json_pack("{s:i, s:s, s:s, s:s, s:i, s:s}", "schema", 1, "tool", "ccreport",
-		      "version", RPT_VERSION, "verdict", rpt_verdict_name(verdict), "exit_code",
+	s = json_pack("{s:i, s:s, s:s, s:s, s:s, s:i, s:s}", "schema", 1, "tool", "ccreport",
+		      "version", RPT_VERSION, "commit", ccdiag_commit, "verdict", rpt_verdict_name(verdict), "exit_code",
 		      verdict == V_FAIL ? RPT_EXIT_FAIL : verdict == V_INCOMPLETE ? RPT_EXIT_INCOMPLETE : 0,
 		      "generated_utc", when);
 	json_object_set_new(s, "profile", json_pack("{s:s, s:s, s:s?, s:{s:s?, s:i, s:i, s:f}}",

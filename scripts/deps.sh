@@ -10,13 +10,17 @@
 # package is known to apt; failing to get them never fails this script.
 # --missing-build prints the missing packages that a plain `make` needs (the
 # Makefile's check: as root it runs this script, otherwise it stops with one
-# line naming them) and exits 0. CCDIAG_DPKG_ADMINDIR (tests) points
+# line naming them) and exits 0; --missing-packaging those that `make install`,
+# `make man` and `make deb` need besides. CCDIAG_DPKG_ADMINDIR (tests) points
 # dpkg-query at another database.
 set -eu
 
 # what `make` alone needs to build ccprobe and ccreport
 BUILD="gcc make openmpi-bin libopenmpi-dev libjansson-dev libinih-dev libsqlite3-dev libssl-dev"
-PACKAGES="$BUILD pkg-config libcmocka-dev
+# what `make install` and `make deb` need beyond it: help2man writes the man pages from
+# --help, dpkg-dev's dpkg-shlibdeps the package's Depends
+PACKAGING="help2man dpkg-dev"
+PACKAGES="$BUILD $PACKAGING pkg-config libcmocka-dev
 jq iproute2 util-linux iputils-ping gnuplot-nox libibverbs-dev librdmacm-dev
 glusterfs-server glusterfs-client fio sqlite3 prometheus
 munge slurmctld slurmd slurm-client libopenblas-dev python3-torch"
@@ -28,12 +32,15 @@ installed() {
 		2>/dev/null | grep -q "ok installed"
 }
 
-if [ "${1:-}" = --missing-build ]; then
-	for p in $BUILD; do
+case ${1:-} in
+--missing-build | --missing-packaging)
+	if [ "$1" = --missing-build ]; then list=$BUILD; else list=$PACKAGING; fi
+	for p in $list; do
 		installed "$p" || printf '%s ' "$p"
 	done
 	exit 0
-fi
+	;;
+esac
 
 # optional: only when apt knows the package; a failure is a note, not an error
 optional() {

@@ -9,7 +9,8 @@ T_FAIL=0
 T_SKIP=0
 T_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ccdiag-test.XXXXXX")
-trap 'rm -rf "$T_TMP"' EXIT
+T_PUB=
+trap 'rm -rf "$T_TMP" ${T_PUB:+"$T_PUB"}' EXIT
 
 # each line ends with the seconds since the suite started: where a suite's time goes
 t_pass() { T_PASS=$((T_PASS + 1)); printf 'PASS %s: %s [%d s]\n' "$T_SUITE" "$*" "$SECONDS"; }
@@ -28,6 +29,27 @@ t_done() {
 }
 
 t_is_root() { [ "$(id -u)" -eq 0 ]; }
+
+# t_as_nobody CMD...: CMD as the unprivileged user nobody (setpriv, else su)
+t_as_nobody() {
+	if command -v setpriv >/dev/null 2>&1; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+	else
+		su nobody -s /bin/bash -c "$(printf '%q ' "$@")"
+	fi
+}
+
+# t_user_copy FILE...: copies the FILEs into $T_PUB, a folder under /tmp that every
+# user can enter and read (0755), for what another user must run or read (nobody
+# in test_emucluster, apt's _apt in test_package): a checkout cloned into root's
+# home (0700) is out of their reach. Removed on exit. Returns 1 when the folder
+# cannot be made.
+t_user_copy() {
+	if [ -z "$T_PUB" ]; then
+		T_PUB=$(mktemp -d /tmp/ccdiag-pub.XXXXXX) && chmod 755 "$T_PUB" || return 1
+	fi
+	cp "$@" "$T_PUB/" && chmod -R a+rX "$T_PUB"
+}
 
 # t_make_lean: builds ccprobe without libibverbs and without cuBLASLt (CUDA and NCCL
 # kept) into build-lean: one build for the suites that check what a probe says when
@@ -55,7 +77,7 @@ t_emu_suite() {
 	fi
 	T_TMP_LOCAL=$T_TMP
 	T_TMP=$(mktemp -d /var/tmp/ccdiag-test.XXXXXX) || { t_fail "cannot create a directory in /var/tmp"; t_done; exit; }
-	trap '"$EMU" down >/dev/null 2>&1; rm -rf "$T_TMP" "$T_TMP_LOCAL"' EXIT
+	trap '"$EMU" down >/dev/null 2>&1; rm -rf "$T_TMP" "$T_TMP_LOCAL" ${T_PUB:+"$T_PUB"}' EXIT
 	trap 'exit 130' INT TERM
 }
 

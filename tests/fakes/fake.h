@@ -21,8 +21,15 @@
  *                                 H100 idling at 2.5 GT/s)
  *   CCDIAG_FAKECUDA_PCIE_GPU=D=I:L:W  the same for physical GPU D only
  *   CCDIAG_FAKECUDA_P2P=all|none|A-B,...  peer access (directed pairs), default all
- *   CCDIAG_FAKECUDA_RATES=h2d:d2h:d2d:p2p:staged  copy rates in GB/s of bytes
- *                                 copied (default 55:55:1500:350:8)
+ *   CCDIAG_FAKECUDA_RATES=h2d:d2h:d2d:p2p:staged[:kern]  copy rates in GB/s of bytes
+ *                                 copied (default 55:55:1200:350:8:1450): d2d is the
+ *                                 copy engines' (cudaMemcpyAsync within a GPU: 2400
+ *                                 GB/s read + write, 72 % of the 3352 GB/s memory
+ *                                 rate, as Hopper's 67-74 %), kern a copy kernel's
+ *                                 (cuLaunchKernel of the hbm probe's PTX: 87 %);
+ *                                 triad moves 3 x its size at the kernel's traffic rate
+ *   CCDIAG_FAKECUDA_PTX=refuse    cuModuleLoadData fails as a driver older than the
+ *                                 PTX's ISA does (CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
  *   CCDIAG_FAKECUDA_SLOW=D:F      physical GPU D copies F times slower
  *   CCDIAG_FAKECUDA_FAIL=D        creating a context on GPU D fails (uncorrectable ECC)
  *   CCDIAG_FAKECUDA_HANG=D|init[:RANK]  context creation on GPU D, or the first
@@ -35,6 +42,9 @@
  *                                 context there fails (cudaErrorDevicesUnavailable)
  *   CCDIAG_FAKECUDA_REPORT=FILE   each process appends, at exit, its polls without a
  *                                 yield and the GPUs it created a context on
+ * The driver API's module calls (cuModuleLoadData, cuModuleGetFunction,
+ * cuLaunchKernel, cuModuleUnload) run the hbm probe's two kernels
+ * (ccdiag_copy, ccdiag_triad) when the PTX names them.
  * Copies really copy (device memory is host memory) so data checks hold; their
  * time is virtual: bytes / rate, on the stream's clock, which events read.
  * Streams run their queued work when synchronised or queried, so a copy is

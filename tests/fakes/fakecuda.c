@@ -34,7 +34,8 @@ static struct {
 	struct fake_gpu gpu[FAKE_MAX_GPUS];
 	int vis[FAKE_MAX_GPUS];          /* visible ordinal -> physical index */
 	int p2p[FAKE_MAX_GPUS][FAKE_MAX_GPUS];
-	double h2d, d2h, d2d, peer, staged; /* GB/s */
+	double h2d, d2h, d2d, peer, staged; /* GB/s of bytes copied */
+	double kern;                     /* a copy kernel's GB/s of bytes copied (traffic twice it) */
 	int fail, hang, exclusive;       /* physical GPU, -1 none */
 	int sleep;                       /* copies also take their virtual time in real time */
 	int busy;                        /* cudaStreamQuery says "not ready" this many times first */
@@ -125,9 +126,15 @@ static void setup(void)
 	fk.sleep = v && atoi(v) > 0;
 	v = fake_cfg("CCDIAG_FAKECUDA_BUSY");
 	fk.busy = v ? atoi(v) : 0;
-	fk.h2d = 55, fk.d2h = 55, fk.d2d = 1500, fk.peer = 350, fk.staged = 8;
+	/*
+	 * Hopper's: the copy engines move device memory at ~67-74 % of its rate
+	 * (1200 GB/s copied, 2400 read + write: 72 % of the 3352 GB/s this double's
+	 * clock and bus width give), a copy kernel at ~80-90 % (1450: 87 %)
+	 */
+	fk.h2d = 55, fk.d2h = 55, fk.d2d = 1200, fk.peer = 350, fk.staged = 8, fk.kern = 1450;
 	if ((v = fake_cfg("CCDIAG_FAKECUDA_RATES")))
-		sscanf(v, "%lf:%lf:%lf:%lf:%lf", &fk.h2d, &fk.d2h, &fk.d2d, &fk.peer, &fk.staged);
+		sscanf(v, "%lf:%lf:%lf:%lf:%lf:%lf", &fk.h2d, &fk.d2h, &fk.d2d, &fk.peer, &fk.staged,
+		       &fk.kern);
 	for (int i = 0; i < fk.nphys; i++) {
 		struct fake_gpu *g = &fk.gpu[i];
 		const char *list = fake_cfg("CCDIAG_FAKECUDA_BUS");
@@ -463,6 +470,8 @@ cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a, int d)
 	switch (a) {
 	case cudaDevAttrMemoryClockRate: *v = 2619000; break;  /* kHz, H100 SXM */
 	case cudaDevAttrGlobalMemoryBusWidth: *v = 5120; break;
+	case cudaDevAttrMultiProcessorCount: *v = 132; break;
+	case cudaDevAttrMaxThreadsPerMultiProcessor: *v = 2048; break;
 	case cudaDevAttrComputeMode:
 		*v = fk.exclusive ? cudaComputeModeExclusiveProcess : cudaComputeModeDefault;
 		break;
@@ -744,6 +753,144 @@ cudaError_t cudaMemcpyPeerAsync(void *dst, int dd, const void *src, int sd, size
 {
 	(void)dd, (void)sd;
 	return copy(dst, src, n, st);
+}
+
+/* ------------------------------------------------------------------ the driver API: kernels */
+
+/*
+ * cuModuleLoadData, cuModuleGetFunction, cuLaunchKernel, cuModuleUnload, as
+ * the hbm probe uses them (gpu/driver.c): a module is the PTX text, a
+ * function one of its .entry names this double knows how to run; a launch
+ * does the kernel's work on the host when the stream runs, and takes the
+ * virtual time of its memory traffic at the kernel rate (RATES' sixth field).
+ */
+enum { CU_OK = 0, CU_INVALID_VALUE = 1, CU_INVALID_IMAGE = 200, CU_PTX_VERSION = 222,
+       CU_NOT_FOUND = 500 };
+
+struct fmodule {
+	char *ptx;
+};
+
+enum fkernel { K_COPY, K_TRIAD };
+
+struct fkernel_call {
+	enum fkernel kind;
+	void *a, *b, *c;
+	double s;
+	unsigned long long n;            /* elements of 16 bytes */
+};
+
+int cuModuleLoadData(void **mod, const void *image)
+{
+	struct fmodule *m;
+	int e;
+
+	setup();
+	if (fake_count() < 0)
+		return 100;                  /* CUDA_ERROR_NO_DEVICE */
+	if ((e = touch_current()))
+		return 3;                    /* CUDA_ERROR_NOT_INITIALIZED */
+	/* CCDIAG_FAKECUDA_PTX=refuse: a driver older than the PTX's ISA version */
+	if (fake_cfg("CCDIAG_FAKECUDA_PTX") && !strcmp(fake_cfg("CCDIAG_FAKECUDA_PTX"), "refuse"))
+		return CU_PTX_VERSION;
+	/* PTX is text with a version and at least one entry */
+	if (!image || !strstr(image, ".version") || !strstr(image, ".entry"))
+		return CU_INVALID_IMAGE;
+	m = calloc(1, sizeof(*m));
+	if (!m || !(m->ptx = strdup(image))) {
+		free(m);
+		return 2;                    /* CUDA_ERROR_OUT_OF_MEMORY */
+	}
+	*mod = m;
+	return CU_OK;
+}
+
+int cuModuleGetFunction(void **fn, void *mod, const char *name)
+{
+	static const enum fkernel kinds[] = { K_COPY, K_TRIAD };
+	static const char *const names[] = { "ccdiag_copy", "ccdiag_triad" };
+	struct fmodule *m = mod;
+	char entry[96];
+
+	if (!m || !name)
+		return CU_INVALID_VALUE;
+	snprintf(entry, sizeof(entry), ".entry %s(", name);
+	for (int i = 0; i < 2; i++)
+		if (!strcmp(name, names[i]) && strstr(m->ptx, entry)) {
+			*fn = (void *)&kinds[i];
+			return CU_OK;
+		}
+	return CU_NOT_FOUND;
+}
+
+int cuModuleUnload(void *mod)
+{
+	struct fmodule *m = mod;
+
+	if (m)
+		free(m->ptx);
+	free(m);
+	return CU_OK;
+}
+
+static void kernel_run(void *arg)
+{
+	struct fkernel_call *k = arg;
+
+	if (k->kind == K_COPY) {
+		memmove(k->b, k->a, k->n * 16);
+	} else {
+		double *a = k->a;
+		const double *b = k->b, *c = k->c;
+
+		for (unsigned long long i = 0; i < 2 * k->n; i++)
+			a[i] = b[i] + k->s * c[i];
+	}
+	free(k);
+}
+
+int cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+		   unsigned bz, unsigned shmem, void *stream, void **params, void **extra)
+{
+	struct fkernel_call *k;
+	struct fake_gpu *g = fake_current();
+	double traffic;
+
+	(void)shmem, (void)extra;
+	if (!fn || !params || !g || !gx || !gy || !gz || !bx || !by || !bz || bx * by * bz > 1024)
+		return CU_INVALID_VALUE;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return 2;
+	/* the arguments are read now, as the driver does: they point at the caller's variables */
+	k->kind = *(const enum fkernel *)fn;
+	k->a = *(void **)params[0];
+	k->b = *(void **)params[1];
+	if (k->kind == K_COPY) {
+		k->n = *(unsigned long long *)params[2];
+		traffic = 2.0 * k->n * 16;
+	} else {
+		k->c = *(void **)params[2];
+		k->s = *(double *)params[3];
+		k->n = *(unsigned long long *)params[4];
+		traffic = 3.0 * k->n * 16;
+	}
+	/* the kernel rate is of bytes copied: a copy's traffic is twice them */
+	if (fake_stream_work(stream, FAKE_COPY_LAT_S + traffic / (2 * fk.kern * 1e9 / g->slow),
+			     kernel_run, k)) {
+		free(k);
+		return 2;
+	}
+	return CU_OK;
+}
+
+int cuGetErrorName(int r, const char **name)
+{
+	*name = r == CU_OK ? "CUDA_SUCCESS" : r == CU_INVALID_VALUE ? "CUDA_ERROR_INVALID_VALUE" :
+		r == CU_INVALID_IMAGE ? "CUDA_ERROR_INVALID_IMAGE" : r == CU_PTX_VERSION ?
+		"CUDA_ERROR_UNSUPPORTED_PTX_VERSION" : r == CU_NOT_FOUND ?
+		"CUDA_ERROR_NOT_FOUND" : "CUDA_ERROR_UNKNOWN";
+	return CU_OK;
 }
 
 /* Error texts: the real runtime's, which needs no device. */

@@ -24,7 +24,7 @@ static const char *const tokens[] = {
 static uint64_t rng = 88172645463325252ULL;
 
 #define MAX_FILES 64
-#define FILE_MAX 4096
+#define FILE_MAX 65536
 static unsigned char files[MAX_FILES][FILE_MAX];
 static size_t file_len[MAX_FILES];
 static int nfiles;
@@ -95,7 +95,7 @@ static size_t mutate(unsigned char *buf, size_t cap)
 
 int main(int argc, char **argv)
 {
-	unsigned char buf[4096];
+	static unsigned char buf[FILE_MAX];
 	long n = 10000, done = 0;
 	int first = 1;
 

@@ -29,6 +29,8 @@ t_check "emu-1g plan with --storage: the storage phase tests the emulated volume
 	grep -qE -- '^  phase 3/3 storage +storage +~.*--storage-dir /run/ccdiag-emu/storage storage' "$T_TMP/plan"
 t_check "emu-1g plan: all_reduce over mpi under --scale (the profile's scaling criterion)" \
 	grep -qE -- '^  phase 2/3 collectives-mpi .*-B mpi .*--scale all_reduce' "$T_TMP/plan"
+t_check "emu-1g plan: no --pair-link-rate (the emulated hosts state their shaped rates)" \
+	bash -c "! grep -q -- --pair-link-rate '$T_TMP/plan'"
 t_check "emu-1g plan: no GPU probe, no ib, no other collective" \
 	bash -c "! grep -qE 'pcie|nvlink|hbm|ib |all_gather|alltoall|broadcast|reduce_scatter' '$T_TMP/plan'"
 t_check "emu-1g plan with --storage: an estimate per phase and a total" \
@@ -39,6 +41,8 @@ for p in h100-sxm-8x-ndr400 h200-sxm-8x-ndr400; do
 		bash -c "grep -qE '^  phase 1/[0-9]+ node +pcie nvlink hbm .*\(8 rank\(s\) per node' '$T_TMP/plan'"
 	t_check "$p plan: pairs phase ib and netpair, one rank per NIC" \
 		bash -c "grep -qE '^  phase 2/[0-9]+ pairs +ib netpair .*\(8 rank\(s\) per node' '$T_TMP/plan'"
+	t_check "$p plan: netpair's reference rate is the profile's 400 Gb/s NIC (issue 31, D6)" \
+		bash -c "grep -qE '^  phase 2/[0-9]+ pairs .*ccprobe --pair-link-rate 400000 ib netpair' '$T_TMP/plan'"
 	t_check "$p plan: all_reduce over nccl, --scale for its single-node criterion" \
 		bash -c "grep -qE '^  phase 3/[0-9]+ collectives-nccl +all_reduce .*-B nccl .*--scale all_reduce' '$T_TMP/plan'"
 done
@@ -240,6 +244,11 @@ rc=$?
 t_check "failed launch: the pairs phase is recorded as not run, with the reason" \
 	jq -e -s '.[0].tool == "ccdiag" and .[-1].type == "end" and .[-1].status == "not_run" and
 		(.[-1].reason | test("launch failed")) and any(.[]; .type == "skip" and .name == "netpair")' "$out/phase-1-pairs.jsonl"
+read -r _ dv dc <<<"$("$D" --version | tr -d '()' | sed 's/ git / /')"
+t_check "failed launch: ccdiag's header carries ccdiag --version's version and commit ($dv, $dc), as ccprobe's does" \
+	jq -e -s --arg v "$dv" --arg c "$dc" '[.[] | select(.type == "run")] | length == 2 and
+		all(.version == $v and .commit == $c) and (map(.tool) | sort) == ["ccdiag", "ccprobe"]' \
+	"$out/phase-1-pairs.jsonl" "$out/phase-2-collectives-mpi.jsonl"
 t_check "failed launch: the collectives phase still ran to its end" \
 	jq -e -s '.[-1].type == "end" and .[-1].status == "complete"' "$out/phase-2-collectives-mpi.jsonl"
 t_check "failed launch: exit 4 (incomplete, from ccreport), never pass" \

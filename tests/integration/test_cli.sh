@@ -88,6 +88,12 @@ if t_is_root && command -v setpriv >/dev/null; then
 	else
 		t_fail "make without packages: exit $rc; $(head -c 400 "$T_TMP/err")"
 	fi
+	# make install and make deb also need help2man (the man pages) and dpkg-dev
+	(cd "$T_ROOT" && env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS CCDIAG_DPKG_ADMINDIR=/nonexistent setpriv --reuid=65534 --regid=65534 \
+		--clear-groups make -n B="$T_TMP/nobuild" install) >"$T_TMP/out" 2>"$T_TMP/err"
+	rc=$?
+	t_check "make install on a machine without its packages: the line names help2man and dpkg-dev too" \
+		bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/err') -eq 1 ] && grep -q 'libssl-dev help2man dpkg-dev; run scripts/deps.sh as root' '$T_TMP/err'"
 else
 	t_skip "make without packages: needs root and setpriv (runs as nobody)"
 fi

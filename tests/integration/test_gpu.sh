@@ -130,4 +130,13 @@ else
 	t_fail "make USE_CUDA=no B=build-nocuda failed: $(tail -5 "$T_TMP/make.log")"
 fi
 
+# tests/gpu/run.sh, the script a GPU host runs, on this machine without one: a clean skip
+# that still leaves its summary where the device machine's files come back (OUT)
+env -u CUDA_VISIBLE_DEVICES -u CCDIAG_FAKECUDA_GPUS -u NGPU RESULTS="$T_TMP/gpurun" OUT="$T_TMP/gpuout" \
+	"$T_ROOT/tests/gpu/run.sh" >"$T_TMP/gpurun.out" 2>&1
+rc=$?
+t_check "tests/gpu/run.sh without a GPU: exit 2, 'skipped: no NVIDIA GPU here' in the summary, summary and env in OUT (rc $rc)" \
+	bash -c "[ $rc -eq 2 ] && grep -q '^skipped: no NVIDIA GPU here' '$T_TMP/gpuout/summary.txt' &&
+		grep -q '^steps: none; .*exit 2' '$T_TMP/gpuout/summary.txt' && [ -s '$T_TMP/gpuout/env.txt' ]"
+
 t_done

@@ -209,9 +209,20 @@ else
 		jq -e -s '[.[] | select(.test == "setup")] as $s | ($s | length) == 14 and
 			all($s[]; .nic_numa_node != null and
 				(.host_numa_node == .nic_numa_node or .host_numa_node == null) and
-				.numa_local == (.host_numa_node == .nic_numa_node) and
-				.relaxed_ordering == null and .transport == "fake") and
+				.numa_local == (.host_numa_node == .nic_numa_node) and .transport == "fake") and
 			([$s[] | select(.nic == "mlx5_0:1")] | all(.host_numa_node == 0))' "$out"
+	# issue 31, D10: asking is not having; the NIC's Device Control bit (fixture config space) decides
+	t_check "D10 HGX relaxed ordering: requested on every rail; in effect where the NIC's PCIe Device Control enables it, not on mlx5_9" \
+		jq -e -s '[.[] | select(.test == "setup")] as $s | ($s | length) == 14 and
+			all($s[]; .relaxed_ordering_requested == true) and
+			all($s[] | select(.nic != "mlx5_9:1"); .relaxed_ordering_pcie == true and .relaxed_ordering == true) and
+			([$s[] | select(.nic == "mlx5_9:1")] | length == 2 and
+				all(.[]; .relaxed_ordering_pcie == false and .relaxed_ordering == false))' "$out"
+
+	t_check "D10 relaxed ordering where the NIC's config space cannot be read: in effect unknown (null), said why" \
+		jq -e -s '[.[] | select(.test == "setup")] as $s | ($s | length) > 0 and
+			all($s[]; .relaxed_ordering_requested == true and .relaxed_ordering_pcie == null and
+				.relaxed_ordering == null and (.relaxed_ordering_note | test("unreadable")))' "$T_TMP/fake.jsonl"
 
 	# a down port asked for by name fails its pairs; the other rail of 3 ranks (byes) goes on
 	out=$T_TMP/down.jsonl

@@ -6,7 +6,7 @@
 #    (verdicts, per-criterion worst value and failing elements, problems,
 #    diagnoses). Most cases: a new summary field leaves them alone.
 #  - `expected.json`: the whole summary.json without the volatile fields
-#    (generated_utc, profile.path, version). Only the few contract cases that
+#    (generated_utc, profile.path, version, commit). Only the few contract cases that
 #    pin the summary's shape for its readers (renderers, scripts).
 #  - `stderr`: the one line an input error must give (exit 2).
 # Profiles named in `args` are the test-owned copies in tests/report/profiles
@@ -22,7 +22,7 @@ source "$(dirname "$0")/../lib.sh"
 CCREPORT=$(realpath "${CCREPORT:-$T_ROOT/build/ccreport}")
 CASES=$T_ROOT/tests/report/cases
 GEN=${GEN:-$T_ROOT/build/tests/gen_results}
-STRIP='del(.generated_utc, .profile.path, .version)'
+STRIP='del(.generated_utc, .profile.path, .version, .commit)'
 PROJECTION=$T_ROOT/tests/report/projection.jq
 export CCREPORT_PROFILES=$T_ROOT/tests/report/profiles
 export SOURCE_DATE_EPOCH=1796018400     # 2026-11-30T06:00:00Z: fixed generated_utc
@@ -100,7 +100,8 @@ t_check "every incomplete criterion's reason ends with its fix (the command that
 	jq -e '[.criteria[] | select(.verdict == "incomplete") | .reason] | length > 10 and
 		all(test("; fix: .*(`ccprobe [^`]+`|CCDIAG_LINK_RATE_MBIT|`ccreport import )") or test("--workload checkpoint_every")) and
 		(map(select(test("gpuhealth") and (test("dcgm_diag") | not))) | all(endswith("fix: run `ccprobe gpuhealth`"))) and
-		(map(select(test("dcgm_diag"))) | length > 0 and all(test("fix: import the output of `dcgmi diag -r 3 -j`"))) and
+		(map(select(test("dcgm_diag"))) | length > 0 and
+		 all(test("fix: run `ccprobe dcgm --dcgm-level 3` .* or import the output of `dcgmi diag -r 3 -j`"))) and
 		(map(select(test("^no measurement of storage"))) | all(test("--storage 1` on the emulated cluster")))' \
 	"$s/shipped-h100-pass.json"
 t_check "a skipped probe makes its required criteria incomplete, never pass" \
@@ -125,6 +126,31 @@ t_check "degraded emulated run against a healthy one: node2's links and the all_
 		(.baseline.regressions | map(select(.criterion == "busbw curve")) | length > 3)' "$s/emu-regression.json"
 t_check "the same run against a baseline of itself regresses nothing" \
 	jq -e '.baseline.compared > 100 and (.baseline.regressions | length == 0)' "$s/no-regression.json"
+# imported fio, IOR and nvbandwidth outputs (docs/import.md): named elements, units converted
+t_check "fio: the slow node's write and read fail by name; the inputs say fio" \
+	jq -e '([.criteria[] | select(.id == "storage_write_node" or .id == "storage_read_node") |
+		.verdict == "fail" and ([.failures[].element] == ["node02"])] | length == 2 and all) and
+		(.inputs | map(.imported.tool) | unique == ["fio"])' "$s/import-fio-slow-node.json"
+t_check "fio: a failed verify (EILSEQ) fails the data check, never a pass" \
+	jq -e '.criteria[] | select(.id == "storage_data") | .verdict == "fail" and (.reason | test("EILSEQ"))' \
+	"$s/import-fio-verify-fail.json"
+t_check "IOR: the aggregate write is the median repetition, MiB/s converted to GB/s (1980 x 2^20 / 1e9)" \
+	jq -e '.criteria[] | select(.id == "storage_write") | .verdict == "fail" and
+		.worst.element == "cluster" and ((.worst.value - 1980 * 1048576 / 1e9) | fabs < 1e-4)' \
+	"$s/import-ior-text-slow.json"
+t_check "IOR: per-node criteria are not judged from an aggregate (another scope), never passed" \
+	jq -e '[.criteria[] | select(.id == "storage_write_node" or .id == "storage_read_node") | .verdict] ==
+		["incomplete", "incomplete"]' "$s/import-ior-json.json"
+t_check "nvbandwidth: the slow GPU fails PCIe and every NVLink pair it is in, by name" \
+	jq -e '(.criteria[] | select(.id == "pcie_h2d") | [.failures[].element] == ["node01/gpu3"]) and
+		(.criteria[] | select(.id == "nvlink_p2p_uni") | (.failures | length == 14) and
+		all(.failures[].element; test("gpu3")))' "$s/import-nvb-slow-gpu.json"
+t_check "nvbandwidth: no link rate in its output, so the link-rate criteria are incomplete and say why" \
+	jq -e '.verdict == "incomplete" and (.criteria[] | select(.id == "pcie_link") | .verdict == "incomplete" and
+		(.reason | test("nvbandwidth prints no PCIe link rate")))' "$s/import-nvb-healthy.json"
+t_check "nvbandwidth JSON: a pair printed N/A (no peer access) is named incomplete, never passed" \
+	jq -e '.criteria[] | select(.id == "nvlink_p2p_uni") | .verdict == "incomplete" and
+		(.reason | test("node02/gpu1-gpu2, node02/gpu2-gpu1"))' "$s/import-nvb-json-nop2p.json"
 t_check "the degraded emulated node is named in every failing link" \
 	jq -e '[.criteria[] | select(.id == "netpair_bw") | .failures[].element] | length == 3 and
 		all(test("node2"))' "$s/emu-degraded.json"

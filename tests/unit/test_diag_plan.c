@@ -23,7 +23,7 @@ static const struct { const char *name, *phase; int soak; } table[] = {
 	{ "all_reduce", "collectives", 1 }, { "all_gather", "collectives", 1 },
 	{ "alltoall", "collectives", 1 }, { "netpair", "pairs", 1 }, { "ib", "pairs", 0 },
 	{ "pcie", "node", 0 }, { "nvlink", "node", 0 }, { "hbm", "node", 0 },
-	{ "storage", "storage", 0 },
+	{ "storage", "storage", 0 }, { "dcgm", "node", 0 },
 };
 #define NTABLE (sizeof(table) / sizeof(table[0]))
 
@@ -86,6 +86,9 @@ static double fake_estimate(void *ctx, int nodes, int rpn, double gbps, const st
 			     (strv_find(a, "-n") >= 0 ? 0 : 1);
 		else if (!strcmp(ph, "pairs"))
 			t += strv_find(a, "--pair-time") >= 0 ? 1 : 4;
+		else if (!strcmp(ph, "node") && !strcmp(a->v[i], "dcgm"))
+			/* the dcgm probe: its level's minutes (level 4: 90) */
+			t += value_of(a, "--dcgm-level") && !strcmp(value_of(a, "--dcgm-level"), "4") ? 5400 : 60;
 		else if (!strcmp(ph, "node"))
 			t += 10;
 		else
@@ -166,6 +169,45 @@ static void near(double got, double want)
 		fail_msg("%g, expected %g", got, want);
 }
 
+/* DCGM's diagnostics at the level the profile's dcgm.level bound asks, out of ccdiag quick */
+static void test_dcgm_level(void **state)
+{
+	static const char *const dcgm =
+		"[criterion dcgm_diag]\nprobe = dcgm\ntest = dcgm_diag\nmetric = dcgm.failed\nscope = gpu\n"
+		"size = any\nbound = <= 0\nrequired = no\n"
+		"[criterion dcgm_level]\nprobe = dcgm\ntest = dcgm_diag\nmetric = dcgm.level\nscope = gpu\n"
+		"size = any\nbound = >= %d\nrequired = no\n";
+	char text[4096];
+
+	(void)state;
+	snprintf(text, sizeof(text), GPU);
+	snprintf(text + strlen(text), sizeof(text) - strlen(text), dcgm, 4);
+	load(text);
+	assert_int_equal(make(), 0);
+	assert_string_equal(pl.ph[0].name, "node");
+	assert_string_equal(args(0, 0), "--dcgm-level 4 pcie nvlink dcgm");
+	/* level 4 is 90 minutes of the node phase (the fake's 5400 s), and the plan says so */
+	assert_true(pl.ph[0].est[0] >= 5400);
+	done();
+	/* without a dcgm.level criterion: level 1, DCGM's seconds */
+	snprintf(text, sizeof(text), "%s%s", GPU, "[criterion dcgm_diag]\nprobe = dcgm\ntest = dcgm_diag\n"
+		 "metric = dcgm.failed\nscope = gpu\nsize = any\nbound = <= 0\nrequired = no\n");
+	load(text);
+	assert_int_equal(make(), 0);
+	assert_string_equal(args(0, 0), "--dcgm-level 1 pcie nvlink dcgm");
+	done();
+	/* quick leaves it out, and its criteria with it */
+	snprintf(text, sizeof(text), GPU);
+	snprintf(text + strlen(text), sizeof(text) - strlen(text), dcgm, 3);
+	load(text);
+	in.quick = 1;
+	in.nodes = 1;
+	assert_int_equal(make(), 0);
+	assert_null(strstr(args(0, 0), "dcgm"));
+	assert_int_equal(strv_find(&pl.quick_keep, "dcgm_level"), -1);
+	done();
+}
+
 static void test_emulated_plan(void **state)
 {
 	(void)state;
@@ -227,7 +269,8 @@ static void test_gpu_plan(void **state)
 	near(pl.ph[0].est[0], 23.0);         /* 20 + 3.02 */
 	assert_string_equal(pl.ph[1].name, "pairs");
 	assert_int_equal(pl.ph[1].rpn, 4);   /* ib: one rank per NIC */
-	assert_string_equal(args(1, 0), "ib netpair");
+	/* netpair judged against the profile's NIC rate (issue 31, D6), Mb/s */
+	assert_string_equal(args(1, 0), "--pair-link-rate 400000 ib netpair");
 	/* nccl where the nodes have GPUs; --scale for the single-node criterion of a 2-node job */
 	assert_string_equal(pl.ph[2].name, "collectives-nccl");
 	assert_int_equal(pl.ph[2].rpn, 8);
@@ -241,6 +284,46 @@ static void test_gpu_plan(void **state)
 	in.nodes = 1;
 	assert_int_equal(make(), 0);
 	assert_string_equal(args(2, 0), "--time-per-size 2 -B nccl -b 8 -e 8G all_reduce");
+	done();
+}
+
+/*
+ * Issue 31, D6: netpair's reference rate on a real cluster is the profile's
+ * NIC rate, passed on the pairs phase (and a soak of netpair), at every
+ * shrink level, through srun as through mpirun; a profile without nic_rate
+ * passes none (ccprobe finds MPI's interface or leaves the rate unknown),
+ * and the emulated cluster states its own shaped rates.
+ */
+static void test_netpair_rate(void **state)
+{
+	(void)state;
+	load(GPU SOAK_NP);
+	in.launch = PLAN_SRUN;
+	in.nodes = 4;
+	in.soak_s = 60;
+	assert_int_equal(make(), 0);
+	assert_string_equal(pl.ph[1].name, "pairs");
+	for (int l = 0; l < pl.nlevels; l++)
+		assert_non_null(strstr(args(1, l), "--pair-link-rate 400000 "));
+	assert_string_equal(pl.ph[pl.nph - 1].name, "soak");
+	assert_non_null(strstr(args(pl.nph - 1, 0), "--pair-link-rate 400000 "));
+	/* phases without netpair: none */
+	assert_null(strstr(args(0, 0), "--pair-link-rate"));
+	assert_null(strstr(args(2, 0), "--pair-link-rate"));
+	done();
+	/* no nic_rate in the profile: not passed */
+	load("[profile]\nname = n\n[hardware]\ngpus_per_node = 0\n"
+	     "[criterion np]\nprobe = netpair\ntest = bw_uni\nmetric = bw_Gbps\nscope = link\n"
+	     "bound = >= 0.85 of rate\n");
+	in.launch = PLAN_MPIRUN;
+	in.nodes = 2;
+	assert_int_equal(make(), 0);
+	assert_string_equal(args(0, 0), "netpair");
+	done();
+	/* emulated: the hosts' shaped rates, not the profile's */
+	load(GPU);
+	assert_int_equal(make(), 0);
+	assert_null(strstr(args(1, 0), "--pair-link-rate"));
 	done();
 }
 
@@ -504,8 +587,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_emulated_plan),
+		cmocka_unit_test(test_dcgm_level),
 		cmocka_unit_test(test_storage_dir_one_argument),
 		cmocka_unit_test(test_gpu_plan),
+		cmocka_unit_test(test_netpair_rate),
 		cmocka_unit_test(test_sizes_and_backends),
 		cmocka_unit_test(test_unrunnable),
 		cmocka_unit_test(test_budget_and_shrink),

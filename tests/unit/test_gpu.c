@@ -272,6 +272,37 @@ static void test_rates(void **state)
 	assert_float_equal(out[2], 2.0, 1e-12);
 }
 
+/*
+ * The embedded PTX (gpu/kernels_ptx.c, scripts/gen-ptx.sh): both kernels of
+ * the hbm probe, an ISA old drivers load (7.0, sm_70), and, where the CUDA
+ * toolkit's ptxas is installed, PTX it assembles for Hopper.
+ */
+static void test_kernels_ptx(void **state)
+{
+	char dir[] = "/tmp/ccdiag-ptx.XXXXXX", cmd[512];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(strstr(gpu_kernels_ptx, "\n.version 7.0\n"));
+	assert_non_null(strstr(gpu_kernels_ptx, "\n.target sm_70\n"));
+	assert_non_null(strstr(gpu_kernels_ptx, ".entry ccdiag_copy("));
+	assert_non_null(strstr(gpu_kernels_ptx, ".entry ccdiag_triad("));
+	/* 16-byte vectors: the copy's load and store */
+	assert_non_null(strstr(gpu_kernels_ptx, "ld.global.nc.v4.u32"));
+	assert_non_null(strstr(gpu_kernels_ptx, "st.global.v4.u32"));
+	if (system("test -x /usr/local/cuda/bin/ptxas") != 0)
+		return;
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "%s/k.ptx", dir);
+	f = fopen(cmd, "w");
+	assert_non_null(f);
+	fputs(gpu_kernels_ptx, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "/usr/local/cuda/bin/ptxas -arch=sm_90 -o %s/k.cubin %s/k.ptx && "
+		 "rm -rf %s", dir, dir, dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_matrix_decimals_and_diagonal),
 		cmocka_unit_test(test_bw_fields),
 		cmocka_unit_test(test_rates),
+		cmocka_unit_test(test_kernels_ptx),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

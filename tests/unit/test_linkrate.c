@@ -72,11 +72,41 @@ static void test_env_wins(void **state)
 	struct link_rate r;
 
 	(void)state;
-	assert_int_equal(linkrate_find("1000", root, "ib0", route, NULL, &r), 0);
+	assert_int_equal(linkrate_find(0, "1000", root, "ib0", route, NULL, &r), 0);
 	assert_true(r.mbit == 1000);
 	assert_string_equal(r.source, "CCDIAG_LINK_RATE_MBIT");
-	assert_int_equal(linkrate_find("2.5e3", root, NULL, route, NULL, &r), 0);
+	assert_int_equal(linkrate_find(0, "2.5e3", root, NULL, route, NULL, &r), 0);
 	assert_true(r.mbit == 2500);
+}
+
+/*
+ * Issue 31, D6: the rate ccdiag passes (--pair-link-rate, the profile's NIC
+ * rate) comes first: on an HGX node MPI runs over UCX/InfiniBand while the
+ * default route is a management NIC, whose rate would pass a link at half
+ * the fabric's.
+ */
+static void test_given_rate_wins(void **state)
+{
+	struct linkrate_mpi ucx_any = { "ucx", NULL, NULL };
+	struct link_rate r;
+
+	(void)state;
+	assert_int_equal(linkrate_find(400000, NULL, root, NULL, route, NULL, &r), 0);
+	assert_true(r.mbit == 400000);
+	assert_string_equal(r.source, "--pair-link-rate");
+	/* before the operator's variable and the default route's 25 GbE */
+	assert_int_equal(linkrate_find(400000, "1000", root, NULL, route, NULL, &r), 0);
+	assert_true(r.mbit == 400000);
+	/* UCX picking its own devices: unknown without it, known with it */
+	assert_int_equal(linkrate_find(0, NULL, root, NULL, route, &ucx_any, &r), 1);
+	assert_true(r.mbit == 0);
+	assert_int_equal(linkrate_find(400000, NULL, root, NULL, route, &ucx_any, &r), 0);
+	assert_true(r.mbit == 400000);
+	/* 0, negative or not finite: not given */
+	assert_int_equal(linkrate_find(-1, NULL, root, NULL, route, NULL, &r), 0);
+	assert_string_equal(r.source, "sysfs:eth0");
+	assert_int_equal(linkrate_find(1.0 / 0.0, NULL, root, NULL, route, NULL, &r), 0);
+	assert_string_equal(r.source, "sysfs:eth0");
 }
 
 static void test_bad_env_warns_and_falls_back(void **state)
@@ -85,7 +115,7 @@ static void test_bad_env_warns_and_falls_back(void **state)
 
 	(void)state;
 	for (const char **v = (const char *[]){ "fast", "0", "-100", "1000x", NULL }; *v; v++) {
-		assert_int_equal(linkrate_find(*v, root, NULL, route, NULL, &r), 0);
+		assert_int_equal(linkrate_find(0, *v, root, NULL, route, NULL, &r), 0);
 		assert_true(strstr(r.warning, "CCDIAG_LINK_RATE_MBIT") != NULL);
 		assert_true(r.mbit == 25000);   /* the default route's eth0 */
 		assert_string_equal(r.source, "sysfs:eth0");
@@ -98,13 +128,13 @@ static void test_sysfs(void **state)
 
 	(void)state;
 	/* Open MPI's btl_tcp_if_include names the interface: its first item */
-	assert_int_equal(linkrate_find(NULL, root, "ib0,eth0", route, NULL, &r), 0);
+	assert_int_equal(linkrate_find(0, NULL, root, "ib0,eth0", route, NULL, &r), 0);
 	assert_true(r.mbit == 100000);
 	assert_string_equal(r.source, "sysfs:ib0");
-	assert_int_equal(linkrate_find("", root, "eth0.100", route, NULL, &r), 0);
+	assert_int_equal(linkrate_find(0, "", root, "eth0.100", route, NULL, &r), 0);
 	assert_true(r.mbit == 10000);
 	/* a subnet is no interface name: the default route decides */
-	assert_int_equal(linkrate_find(NULL, root, "198.18.0.0/24", route, NULL, &r), 0);
+	assert_int_equal(linkrate_find(0, NULL, root, "198.18.0.0/24", route, NULL, &r), 0);
 	assert_string_equal(r.source, "sysfs:eth0");
 	assert_int_equal(r.warning[0], '\0');
 }
@@ -114,11 +144,11 @@ static void test_unknown(void **state)
 	struct link_rate r;
 
 	(void)state;
-	assert_int_equal(linkrate_find(NULL, root, "eth1", route, NULL, &r), 1);      /* -1 */
+	assert_int_equal(linkrate_find(0, NULL, root, "eth1", route, NULL, &r), 1);      /* -1 */
 	assert_true(r.mbit == 0);
-	assert_int_equal(linkrate_find(NULL, root, "veth9", route, NULL, &r), 1);     /* no file */
-	assert_int_equal(linkrate_find(NULL, root, "nosuch", route, NULL, &r), 1);
-	assert_int_equal(linkrate_find(NULL, root, NULL, "/nonexistent", NULL, &r), 1); /* no route */
+	assert_int_equal(linkrate_find(0, NULL, root, "veth9", route, NULL, &r), 1);     /* no file */
+	assert_int_equal(linkrate_find(0, NULL, root, "nosuch", route, NULL, &r), 1);
+	assert_int_equal(linkrate_find(0, NULL, root, NULL, "/nonexistent", NULL, &r), 1); /* no route */
 }
 
 /* An HGX node: MPI over UCX/InfiniBand while the default route is a 25 GbE management NIC */
@@ -142,23 +172,23 @@ static void test_mpi_transport(void **state)
 	strcat(p, "/rate");
 	put(p, "400 Gb/sec (4X NDR)\n");
 	/* UCX over the port it was given: that port's rate, never the default route's */
-	assert_int_equal(linkrate_find(NULL, root, NULL, route, &ucx, &r), 0);
+	assert_int_equal(linkrate_find(0, NULL, root, NULL, route, &ucx, &r), 0);
 	assert_true(r.mbit == 400000);
 	assert_string_equal(r.source, "ucx:mlx5_0:1");
-	assert_int_equal(linkrate_find(NULL, root, NULL, route, &ucx_tcp, &r), 0);
+	assert_int_equal(linkrate_find(0, NULL, root, NULL, route, &ucx_tcp, &r), 0);
 	assert_true(r.mbit == 100000);
 	/* UCX loaded (selected) and free to pick its devices: unknown, with the reason */
-	assert_int_equal(linkrate_find(NULL, root, NULL, route, &loaded, &r), 1);
+	assert_int_equal(linkrate_find(0, NULL, root, NULL, route, &loaded, &r), 1);
 	assert_true(r.mbit == 0);
 	assert_non_null(strstr(r.why, "UCX_NET_DEVICES unset"));
 	/* RDMA devices and no interface named: the default route's eth0 is no evidence */
-	assert_int_equal(linkrate_find(NULL, root, NULL, route, &ob1, &r), 1);
+	assert_int_equal(linkrate_find(0, NULL, root, NULL, route, &ob1, &r), 1);
 	assert_non_null(strstr(r.why, "RDMA devices present"));
-	assert_int_equal(linkrate_find(NULL, root, NULL, route, NULL, &r), 1);
+	assert_int_equal(linkrate_find(0, NULL, root, NULL, route, NULL, &r), 1);
 	/* an interface named for the TCP BTL still decides; the operator's rate still wins */
-	assert_int_equal(linkrate_find(NULL, root, "ib0", route, &ob1, &r), 0);
+	assert_int_equal(linkrate_find(0, NULL, root, "ib0", route, &ob1, &r), 0);
 	assert_true(r.mbit == 100000);
-	assert_int_equal(linkrate_find("400000", root, NULL, route, &loaded, &r), 0);
+	assert_int_equal(linkrate_find(0, "400000", root, NULL, route, &loaded, &r), 0);
 	assert_true(r.mbit == 400000);
 	snprintf(p, sizeof(p), "rm -rf '%s/class/infiniband'", root);
 	assert_int_equal(system(p), 0);
@@ -178,6 +208,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_env_wins),
+		cmocka_unit_test(test_given_rate_wins),
 		cmocka_unit_test(test_bad_env_warns_and_falls_back),
 		cmocka_unit_test(test_sysfs),
 		cmocka_unit_test(test_unknown),

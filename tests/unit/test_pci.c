@@ -113,13 +113,24 @@ static void test_sysfs_unknown_and_missing(void **state)
 	assert_int_equal(l.cur_gen, 0);
 }
 
-/* Writes a config space of len bytes to dir/config, with an ACS capability when ctl >= 0. */
-static void write_config(const char *dir, size_t len, int ctl)
+/*
+ * Writes a config space of len bytes to dir/config: a PCI Express
+ * capability at 0x40 of port type type (-1: none) with Device Control
+ * devctl, and an ACS capability when ctl >= 0.
+ */
+static void write_config_full(const char *dir, size_t len, int ctl, int type, int devctl)
 {
 	unsigned char cfg[4096] = { 0 };
 	char path[512];
 	FILE *f;
 
+	if (type >= 0) {
+		cfg[0x06] = 0x10;                        /* Status: Capabilities List */
+		cfg[0x34] = 0x40;
+		cfg[0x40] = 0x10, cfg[0x41] = 0x00;      /* PCI Express, last in the list */
+		cfg[0x42] = (unsigned char)(0x02 | type << 4);
+		cfg[0x48] = (unsigned char)(devctl & 0xff), cfg[0x49] = (unsigned char)(devctl >> 8);
+	}
 	if (ctl >= 0) {
 		/* a first extended capability (AER, id 1) pointing at ACS at 0x148 */
 		cfg[0x100] = 0x01, cfg[0x102] = 0x81, cfg[0x103] = 0x14;
@@ -134,57 +145,173 @@ static void write_config(const char *dir, size_t len, int ctl)
 	fclose(f);
 }
 
+#define RP "devices/pci0000:15/0000:15:01.0"
+#define USP RP "/0000:16:00.0"
+#define DSP_A USP "/0000:17:00.0"
+#define DSP_B USP "/0000:17:01.0"
+
+/* the ports of the tree below: root port, upstream port, the GPU's and the NIC's downstream ports */
+static void set_acs(const char *root, int rp, int usp, int dsp_a, int dsp_b)
+{
+	const char *dir[4] = { RP, USP, DSP_A, DSP_B };
+	int ctl[4] = { rp, usp, dsp_a, dsp_b }, type[4] = { 4, 5, 6, 6 };
+	char d[512];
+
+	for (int i = 0; i < 4; i++) {
+		snprintf(d, sizeof(d), "%s/%s", root, dir[i]);
+		write_config_full(d, 4096, ctl[i], type[i], 0x2810);
+	}
+}
+
+/* acs_redirect of j (taken): 1 true, 0 false, -1 null */
+static int redirect_of(json_t *j)
+{
+	json_t *v = json_object_get(j, "acs_redirect");
+	int r = json_is_true(v) ? 1 : json_is_false(v) ? 0 : -1;
+
+	json_decref(j);
+	return r;
+}
+
+/* a path's acs_redirect, and the GPU 18:00.0 - NIC 19:00.0 pair's */
+static int acs_of(const char *root, const char *bdf)
+{
+	return redirect_of(pci_path_json(root, bdf));
+}
+
+static int pair_of(const char *root)
+{
+	return redirect_of(pci_pair_acs_json(root, "0000:18:00.0", "0000:19:00.0"));
+}
+
 /*
- * ACS and IOMMU on a GPU's path (issue 11): a switch port redirecting P2P
- * (ReqRedir+ CmpltRedir+) is found, a bridge without ACS is not blamed, a
- * config space cut at 256 bytes (not root) is unknown, the IOMMU group's
- * type is read.
+ * ACS and IOMMU on a PCIe path, as on an HGX board: root port 15:01.0,
+ * switch upstream port 16:00.0, downstream ports 17:00.0 (the GPU 18:00.0
+ * below it) and 17:01.0 (the NIC 19:00.0). Only a switch's downstream port
+ * redirecting P2P (ReqRedir+ CmpltRedir+) is blamed (issue 31, D11: a root
+ * port's or upstream port's bits turned every GPU "redirected"); for the
+ * GPU-NIC pair only the downstream ports below their common ancestor count.
+ * A bridge without ACS is not blamed, a config space cut at 256 bytes (not
+ * root) is unknown, the IOMMU group's type is read.
  */
 static void test_pci_path_acs(void **state)
 {
-	char root[] = "/tmp/ccdiag-pcipath.XXXXXX", d[512], cmd[700];
-	const char *bridge = "devices/pci0000:15/0000:15:01.0", *sw = "0000:16:00.0";
+	char root[] = "/tmp/ccdiag-pcipath.XXXXXX", d[512], cmd[1600];
 	json_t *j, *b;
 
 	(void)state;
 	assert_non_null(mkdtemp(root));
-	snprintf(d, sizeof(d), "%s/%s/%s/0000:17:00.0", root, bridge, sw);
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s %s/bus/pci/devices %s/kernel/iommu_groups/7", d, root,
-		 root);
-	assert_int_equal(system(cmd), 0);
-	snprintf(cmd, sizeof(cmd), "cd %s/bus/pci/devices && ln -s ../../../%s 0000:15:01.0 && "
-		 "ln -s ../../../%s/%s 0000:16:00.0 && ln -s ../../../%s/%s/0000:17:00.0 0000:17:00.0 && "
+	snprintf(cmd, sizeof(cmd), "cd %s && mkdir -p %s/0000:18:00.0 %s/0000:19:00.0 bus/pci/devices "
+		 "kernel/iommu_groups/7 && cd bus/pci/devices && "
+		 "ln -s ../../../" RP " 0000:15:01.0 && ln -s ../../../" USP " 0000:16:00.0 && "
+		 "ln -s ../../../" DSP_A " 0000:17:00.0 && ln -s ../../../" DSP_B " 0000:17:01.0 && "
+		 "ln -s ../../../" DSP_A "/0000:18:00.0 0000:18:00.0 && "
+		 "ln -s ../../../" DSP_B "/0000:19:00.0 0000:19:00.0 && "
 		 "echo DMA-FQ > ../../../kernel/iommu_groups/7/type && "
-		 "ln -s ../../../kernel/iommu_groups/7 ../../../%s/%s/0000:17:00.0/iommu_group",
-		 root, bridge, bridge, sw, bridge, sw, bridge, sw);
+		 "ln -s ../../../kernel/iommu_groups/7 ../../../" DSP_A "/0000:18:00.0/iommu_group",
+		 root, DSP_A, DSP_B);
 	assert_int_equal(system(cmd), 0);
-	snprintf(d, sizeof(d), "%s/%s", root, bridge);
-	write_config(d, 4096, -1);                       /* root port: no ACS capability */
-	snprintf(d, sizeof(d), "%s/%s/%s", root, bridge, sw);
-	write_config(d, 4096, 0x001d);                   /* SV RR CR UF */
-	j = pci_path_json(root, "0000:17:00.0");
+
+	/* the GPU's downstream port redirects: its path and the pair are flagged */
+	set_acs(root, -1, 0x0001, 0x001d, 0x0001);
+	j = pci_path_json(root, "0000:18:00.0");
 	assert_non_null(j);
 	b = json_object_get(j, "bridges");
-	assert_int_equal(json_array_size(b), 2);
+	assert_int_equal(json_array_size(b), 3);
 	assert_string_equal(json_string_value(json_object_get(json_array_get(b, 0), "acs_ctl")), "none");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(b, 0), "port_type")),
+			    "root_port");
 	assert_true(json_is_false(json_object_get(json_array_get(b, 0), "p2p_redirect")));
-	assert_string_equal(json_string_value(json_object_get(json_array_get(b, 1), "acs_ctl")), "0x001d");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(b, 2), "acs_ctl")), "0x001d");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(b, 2), "port_type")),
+			    "downstream");
 	assert_true(json_is_true(json_object_get(j, "acs_redirect")));
 	assert_string_equal(json_string_value(json_object_get(j, "iommu_group_type")), "DMA-FQ");
 	assert_true(json_is_true(json_object_get(j, "iommu_translation")));
 	json_decref(j);
-	/* ACS off on the switch: no redirect */
-	write_config(d, 4096, 0x0000);
-	j = pci_path_json(root, "0000:17:00.0");
-	assert_true(json_is_false(json_object_get(j, "acs_redirect")));
+	j = pci_pair_acs_json(root, "0000:18:00.0", "0000:19:00.0");
+	assert_true(json_is_true(json_object_get(j, "acs_redirect")));
+	assert_int_equal(json_array_size(json_object_get(j, "acs_ports")), 2);
 	json_decref(j);
-	/* not root: 256 bytes of config, unknown and said so */
-	write_config(d, 256, -1);
-	j = pci_path_json(root, "0000:17:00.0");
+
+	/* only the root port has the redirect bits: neither the GPU nor the pair is flagged */
+	set_acs(root, 0x001d, 0x0001, 0x0001, 0x0001);
+	j = pci_path_json(root, "0000:18:00.0");
+	assert_true(json_is_false(json_object_get(j, "acs_redirect")));
+	assert_true(json_is_true(json_object_get(json_array_get(json_object_get(j, "bridges"), 0),
+						 "p2p_redirect")));
+	json_decref(j);
+	assert_int_equal(pair_of(root), 0);
+
+	/* only the upstream port: not flagged either */
+	set_acs(root, -1, 0x001d, 0x0001, 0x0001);
+	assert_int_equal(pair_of(root), 0);
+	assert_int_equal(acs_of(root, "0000:18:00.0"), 0);
+
+	/* the NIC's downstream port below the common ancestor: the pair is flagged, the GPU's path not */
+	set_acs(root, -1, 0x0001, 0x0001, 0x000d);
+	assert_int_equal(pair_of(root), 1);
+	assert_int_equal(acs_of(root, "0000:18:00.0"), 0);
+	assert_int_equal(acs_of(root, "0000:19:00.0"), 1);
+
+	/* ACS off everywhere: no redirect */
+	set_acs(root, 0x0000, 0x0000, 0x0000, 0x0000);
+	assert_int_equal(acs_of(root, "0000:18:00.0"), 0);
+	/* a device right below the switch the paths share: only the other side's port counts */
+	j = pci_pair_acs_json(root, "0000:18:00.0", "0000:17:01.0");
+	assert_true(json_is_false(json_object_get(j, "acs_redirect")));
+	assert_int_equal(json_array_size(json_object_get(j, "acs_ports")), 1);
+	json_decref(j);
+
+	/* not root: 64 bytes of config, unknown and said so, for the path and the pair */
+	for (const char *const *p = (const char *const[]){ RP, USP, DSP_A, DSP_B, NULL }; *p; p++) {
+		snprintf(d, sizeof(d), "%s/%s", root, *p);
+		write_config_full(d, 64, -1, 6, 0);
+	}
+	j = pci_path_json(root, "0000:18:00.0");
+	assert_true(json_is_null(json_object_get(j, "acs_redirect")));
+	assert_non_null(json_object_get(j, "acs_note"));
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(j, "bridges"), 0),
+						 "port_type")));
+	json_decref(j);
+	j = pci_pair_acs_json(root, "0000:18:00.0", "0000:19:00.0");
 	assert_true(json_is_null(json_object_get(j, "acs_redirect")));
 	assert_non_null(json_object_get(j, "acs_note"));
 	json_decref(j);
+
+	/* unknown devices */
 	assert_true(json_is_null(pci_path_json(root, "0000:99:00.0")));
+	assert_true(json_is_null(pci_pair_acs_json(root, "0000:18:00.0", "0000:99:00.0")));
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * The Relaxed Ordering enable bit of Device Control (issue 31, D10): set,
+ * clear, no PCIe capability, unreadable without root.
+ */
+static void test_relaxed_ordering_bit(void **state)
+{
+	char root[] = "/tmp/ccdiag-pciro.XXXXXX", d[512], cmd[700];
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(cmd, sizeof(cmd), "cd %s && mkdir -p devices/pci0000:15/0000:15:01.0/0000:16:00.0 "
+		 "bus/pci/devices && ln -s ../../../devices/pci0000:15/0000:15:01.0/0000:16:00.0 "
+		 "bus/pci/devices/0000:16:00.0", root);
+	assert_int_equal(system(cmd), 0);
+	snprintf(d, sizeof(d), "%s/devices/pci0000:15/0000:15:01.0/0000:16:00.0", root);
+	write_config_full(d, 4096, -1, 0, 0x2810);               /* endpoint, RlxdOrd+ */
+	assert_int_equal(pci_relaxed_ordering(root, "0000:16:00.0"), 1);
+	assert_int_equal(pci_port_type(root, "0000:16:00.0"), PCI_PORT_ENDPOINT);
+	write_config_full(d, 4096, -1, 0, 0x2800);               /* RlxdOrd- */
+	assert_int_equal(pci_relaxed_ordering(root, "0000:16:00.0"), 0);
+	write_config_full(d, 256, -1, -1, 0);                    /* no PCIe capability */
+	assert_int_equal(pci_relaxed_ordering(root, "0000:16:00.0"), -1);
+	write_config_full(d, 64, -1, 0, 0x2810);                 /* not root: 64 bytes */
+	assert_int_equal(pci_relaxed_ordering(root, "0000:16:00.0"), -2);
+	assert_int_equal(pci_port_type(root, "0000:16:00.0"), PCI_PORT_UNKNOWN);
+	assert_int_equal(pci_relaxed_ordering(root, "0000:99:00.0"), -2);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
 	assert_int_equal(system(cmd), 0);
 }
@@ -194,6 +321,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rate_arithmetic),
 		cmocka_unit_test(test_pci_path_acs),
+		cmocka_unit_test(test_relaxed_ordering_bit),
 		cmocka_unit_test(test_gen_of_gts),
 		cmocka_unit_test(test_sysfs_generations),
 		cmocka_unit_test(test_sysfs_downtrained),

@@ -1,5 +1,5 @@
 /*
- * diag/spawn.c: posix_spawn of ccdiag's commands (spawn.h).
+ * core/spawn.c: posix_spawn of the commands ccdiag and the probes run (spawn.h).
  */
 #include "spawn.h"
 
@@ -60,15 +60,35 @@ static int drain(int fd, struct buf *b)
 	return 1;
 }
 
-int spawn_capture(char *const argv[], char **out, char **errout, int timeout_s)
+/* the child starts with the default dispositions and no blocked signal; flags: more of them */
+static void default_signals(posix_spawnattr_t *at, short flags)
+{
+	sigset_t none, dfl;
+
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGTERM);
+	sigaddset(&dfl, SIGPIPE);
+	posix_spawnattr_setsigmask(at, &none);
+	posix_spawnattr_setsigdefault(at, &dfl);
+	posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | flags);
+}
+
+/* spawn_capture and spawn_capture_group: group 1 runs argv in a process group of its own */
+static int capture(char *const argv[], char **out, char **errout, double timeout_s, int group,
+		   int *timed_out)
 {
 	posix_spawn_file_actions_t fa;
-	int po[2], pe[2], w = 0, rc;
+	posix_spawnattr_t at;
+	int po[2], pe[2], w = 0, rc, killed = 0;
 	pid_t pid;
 	struct buf bo = { 0 }, be = { 0 };
 	struct pollfd fds[2];
-	double end = now_s() + timeout_s;
+	double end = now_s() + timeout_s, term_at = 0;
 
+	if (timed_out)
+		*timed_out = 0;
 	if (pipe2(po, O_CLOEXEC))
 		return -1;
 	if (pipe2(pe, O_CLOEXEC)) {
@@ -77,16 +97,24 @@ int spawn_capture(char *const argv[], char **out, char **errout, int timeout_s)
 		return -1;
 	}
 	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&at);
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	if (group) {
+		/* the caller's blocked signals (ccprobe blocks SIGTERM for its watchdog) are not the child's */
+		posix_spawnattr_setpgroup(&at, 0);
+		default_signals(&at, POSIX_SPAWN_SETPGROUP);
+	}
+	rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
 	close(po[1]);
 	close(pe[1]);
 	if (rc) {
 		close(po[0]);
 		close(pe[0]);
+		errno = rc;
 		return -1;
 	}
 	fds[0] = (struct pollfd){ po[0], POLLIN, 0 };
@@ -95,11 +123,25 @@ int spawn_capture(char *const argv[], char **out, char **errout, int timeout_s)
 		int ms = -1;
 
 		if (timeout_s > 0) {
-			ms = (int)((end - now_s()) * 1000);
-			if (ms <= 0) {
+			double t = now_s();
+
+			if (!group && t >= end) {
 				kill(pid, SIGKILL);
 				break;
 			}
+			if (group && t >= end && !killed) {
+				/* the group: what argv started (a shell's children) goes too */
+				kill(-pid, SIGTERM);
+				killed = 1;
+				term_at = t;
+				if (timed_out)
+					*timed_out = 1;
+			}
+			if (group && killed && t >= term_at + 2) {
+				kill(-pid, SIGKILL);
+				break;
+			}
+			ms = (int)(((killed ? term_at + 2 : end) - t) * 1000) + 1;
 		}
 		if (poll(fds, 2, ms) < 0 && errno != EINTR)
 			break;
@@ -125,11 +167,21 @@ int spawn_capture(char *const argv[], char **out, char **errout, int timeout_s)
 	return spawn_status(w);
 }
 
+int spawn_capture(char *const argv[], char **out, char **errout, int timeout_s)
+{
+	return capture(argv, out, errout, timeout_s, 0, NULL);
+}
+
+int spawn_capture_group(char *const argv[], char **out, char **errout, double timeout_s,
+			int *timed_out)
+{
+	return capture(argv, out, errout, timeout_s, 1, timed_out);
+}
+
 pid_t spawn_logged(char *const argv[], const char *log_path, int setsid)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
-	sigset_t none, dfl;
 	pid_t pid;
 	int rc;
 
@@ -141,16 +193,7 @@ pid_t spawn_logged(char *const argv[], const char *log_path, int setsid)
 						 O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0644);
 		posix_spawn_file_actions_adddup2(&fa, 1, 2);
 	}
-	/* the child starts with the default dispositions and no blocked signal */
-	sigemptyset(&none);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGINT);
-	sigaddset(&dfl, SIGTERM);
-	sigaddset(&dfl, SIGPIPE);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &dfl);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-				 (setsid ? POSIX_SPAWN_SETSID : 0));
+	default_signals(&at, setsid ? POSIX_SPAWN_SETSID : 0);
 	rc = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);

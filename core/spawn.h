@@ -1,10 +1,11 @@
-#ifndef CCDIAG_DIAG_SPAWN_H
-#define CCDIAG_DIAG_SPAWN_H
+#ifndef CCDIAG_CORE_SPAWN_H
+#define CCDIAG_CORE_SPAWN_H
 
 /*
- * diag/spawn.c: starting the commands ccdiag runs (ccprobe --plan, the
- * launchers, ccreport, scontrol, ssh) with posix_spawn and an argument
- * vector: no shell ever sees a host name, a path or a profile value.
+ * core/spawn.c: starting the commands ccdiag runs (ccprobe --plan, the
+ * launchers, ccreport, scontrol, ssh) and those a probe runs (the dcgm
+ * probe's dcgmi) with posix_spawn and an argument vector: no shell ever sees
+ * a host name, a path or a profile value. Plain C (no MPI).
  */
 #include <sys/types.h>
 
@@ -18,6 +19,16 @@ int spawn_status(int wstatus);
  * get its stdout and stderr, malloc'd and NUL-terminated (at most 1 MiB each).
  */
 int spawn_capture(char *const argv[], char **out, char **errout, int timeout_s);
+
+/*
+ * The same for a command that may hang (a diagnostic): argv runs in a process
+ * group of its own with no signal blocked (whatever the caller blocks), and
+ * past timeout_s seconds (> 0) the whole group gets SIGTERM, then SIGKILL 2 s
+ * later, so what it started dies with it; *timed_out (may be NULL) says so.
+ * Returns its status, or -1 with errno (ENOENT: argv[0] is not on PATH).
+ */
+int spawn_capture_group(char *const argv[], char **out, char **errout, double timeout_s,
+			int *timed_out);
 
 /*
  * Starts argv with stdout and stderr appended to log_path (ccdiag's own when
