@@ -233,6 +233,8 @@ static json_t *header_record(const struct cc_options *o, const struct mpictx *mp
 		if (p && p->header && p->header_key && !json_object_get(rec, p->header_key))
 			json_object_set_new(rec, p->header_key, p->header(o, mpi));
 	}
+	if (o->nonce)
+		json_object_set_new(rec, "nonce", json_string(o->nonce));
 	if (o->soak_s > 0) {
 		json_t *opt = json_object_get(rec, "options");
 

@@ -117,6 +117,14 @@ static int parse_size_arg(const char *opt, const char *s, size_t *out,
 	return 0;
 }
 
+int options_nonce_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n >= 1 && n <= 128 &&
+	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:+/=-") == n;
+}
+
 int options_split(const char *list, char **buf, const char **items, int max)
 {
 	char *save = NULL, *tok;
@@ -151,6 +159,7 @@ static const struct option base_longopts[] = {
 	{ "soak", required_argument, NULL, 'K' },
 	{ "soak-interval", required_argument, NULL, 'I' },
 	{ "soak-size", required_argument, NULL, 'Z' },
+	{ "nonce", required_argument, NULL, 'N' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "list", no_argument, NULL, 'L' },
@@ -275,6 +284,11 @@ int options_parse(struct cc_options *o, int argc, char **argv,
 			if (!rc && !o->soak_size)
 				rc = options_fail(err, errlen, "invalid size '%s' for --soak-size (at least 1 byte)", optarg);
 			break;
+		case 'N':
+			if (!options_nonce_ok(optarg))
+				rc = options_fail(err, errlen, "invalid value '%s' for --nonce (1 to 128 letters, digits, '.', '_', ':', '+', '/', '=', '-')", optarg);
+			o->nonce = optarg;
+			break;
 		case 'v': o->verbose++; break;
 		case 'q': o->quiet = 1; break;
 		case 'L': o->list = 1; break;
@@ -359,6 +373,8 @@ void options_usage(FILE *f, const struct cc_param *const *params)
 		"Run:\n"
 		"  -o, --output FILE       results file, JSON Lines [ccprobe-results.jsonl]\n"
 		"  -t, --timeout SEC       deadline of one measurement; 0 disables [300]\n"
+		"      --nonce VALUE       written into the header as given: a value the customer\n"
+		"                          chose, so results cannot predate it (docs/provenance.md)\n"
 		"  -v, --verbose           more log lines on stderr (repeat for debug)\n"
 		"  -q, --quiet             no table on stdout\n"
 		"      --list              list collectives, backends and probes\n"

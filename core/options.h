@@ -49,6 +49,7 @@ struct cc_options {
 	double soak_s;           /* --soak: seconds to repeat one measurement for; 0 = no soak */
 	double soak_interval;    /* --soak-interval: seconds one soak sample measures */
 	size_t soak_size;        /* --soak-size: a collective's soak size; 0 = -e */
+	const char *nonce;       /* --nonce: a value the customer chose, copied into the header; NULL = none */
 	int verbose;             /* -v, repeatable */
 	int quiet;               /* -q: no table on stdout */
 	int list, help, version; /* actions */
@@ -90,6 +91,12 @@ void options_one_line(char *msg);
  * "1h30m"). Returns 0, or -1 for anything else (empty, negative, junk).
  */
 int options_duration(const char *s, double *out);
+
+/*
+ * A --nonce value (ccprobe's and ccdiag's): 1 to 128 characters of letters,
+ * digits and . _ : + / = - (a hex, base64 or UUID string fits). 1 when it is one.
+ */
+int options_nonce_ok(const char *s);
 
 /* Splits a comma list into at most max items (pointers into a copy kept in *buf). */
 int options_split(const char *list, char **buf, const char **items, int max);

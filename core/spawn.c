@@ -75,9 +75,9 @@ static void default_signals(posix_spawnattr_t *at, short flags)
 	posix_spawnattr_setflags(at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | flags);
 }
 
-/* spawn_capture and spawn_capture_group: group 1 runs argv in a process group of its own */
-static int capture(char *const argv[], char **out, char **errout, double timeout_s, int group,
-		   int *timed_out)
+/* spawn_capture, _in and _group: group 1 runs argv in a process group of its own; stdin from in_path */
+static int capture(char *const argv[], const char *in_path, char **out, char **errout, double timeout_s,
+		   int group, int *timed_out)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
@@ -98,7 +98,7 @@ static int capture(char *const argv[], char **out, char **errout, double timeout
 	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawnattr_init(&at);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 0, in_path, O_RDONLY | O_NOFOLLOW, 0);
 	posix_spawn_file_actions_adddup2(&fa, po[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
 	if (group) {
@@ -169,13 +169,18 @@ static int capture(char *const argv[], char **out, char **errout, double timeout
 
 int spawn_capture(char *const argv[], char **out, char **errout, int timeout_s)
 {
-	return capture(argv, out, errout, timeout_s, 0, NULL);
+	return capture(argv, "/dev/null", out, errout, timeout_s, 0, NULL);
+}
+
+int spawn_capture_in(char *const argv[], const char *in_path, char **out, char **errout, int timeout_s)
+{
+	return capture(argv, in_path, out, errout, timeout_s, 0, NULL);
 }
 
 int spawn_capture_group(char *const argv[], char **out, char **errout, double timeout_s,
 			int *timed_out)
 {
-	return capture(argv, out, errout, timeout_s, 1, timed_out);
+	return capture(argv, "/dev/null", out, errout, timeout_s, 1, timed_out);
 }
 
 pid_t spawn_logged(char *const argv[], const char *log_path, int setsid)

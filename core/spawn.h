@@ -20,6 +20,9 @@ int spawn_status(int wstatus);
  */
 int spawn_capture(char *const argv[], char **out, char **errout, int timeout_s);
 
+/* the same with stdin from the file in_path (opened without following a link) */
+int spawn_capture_in(char *const argv[], const char *in_path, char **out, char **errout, int timeout_s);
+
 /*
  * The same for a command that may hang (a diagnostic): argv runs in a process
  * group of its own with no signal blocked (whatever the caller blocks), and

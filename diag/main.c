@@ -10,9 +10,11 @@
  * terminal verdict and its exit code. Installed beside ccprobe and ccreport.
  */
 #include "plan.h"
+#include "provenance.h"
 #include "registry.h"
 #include "results.h"
 #include "../core/spawn.h"
+#include "spotcheck.h"
 #include "strv.h"
 #include "../core/version.h"
 #include "../report/profile.h"
@@ -41,9 +43,13 @@
 
 static const char usage_text[] =
 "usage: ccdiag quick -p PROFILE [-o DIR] [-q] [-- CCPROBE OPTIONS...]\n"
-"       ccdiag run -p PROFILE [-o DIR] [--budget DURATION [--shrink]] [--soak DURATION] [--dry-run]\n"
-"                  [launch options] [-q] [-- CCPROBE OPTIONS...]\n"
+"       ccdiag run -p PROFILE [-o DIR] [--budget DURATION [--shrink]] [--soak DURATION]\n"
+"                  [--nonce VALUE] [--dry-run] [launch options] [-q] [-- CCPROBE OPTIONS...]\n"
 "       ccdiag drain-list REPORT_DIR|summary.json\n"
+"       ccdiag spot-check -p PROFILE --against DIR [-k K] [--seed N] [--tol PCT] [-o OUT]\n"
+"                  [launch options] [-q] [-- CCPROBE OPTIONS...]\n"
+"       ccdiag sign DIR -f KEY\n"
+"       ccdiag verify DIR [-f ALLOWED_SIGNERS -I IDENTITY] [--nonce VALUE]\n"
 "       ccdiag --help | --version\n"
 "\n"
 "Plans the acceptance run the profile judges (only its probes, collectives,\n"
@@ -66,6 +72,8 @@ static const char usage_text[] =
 "                           for DURATION in all (shared among them; 90s, 10m, 1h30m),\n"
 "                           one sample per second (-- --soak-interval SEC to change)\n"
 "  -q, --quiet              no progress lines (the plan, phase lines and verdict stay)\n"
+"      --nonce VALUE        a value the customer chose (1-128 letters, digits, ._:+/=-):\n"
+"                           into every phase's header and DIR/MANIFEST\n"
 "Launch (one of; default: inside Slurm when SLURM_JOB_ID is set, else this host):\n"
 "  -H, --host LIST          hosts a,b,c through mpirun (each must answer first)\n"
 "      --hosts FILE         hosts, one per line (# comments)\n"
@@ -101,6 +109,23 @@ static const char usage_text[] =
 "nothing because a rank died of a signal (under srun: its \"task N: <signal>\" line\n"
 "stops the step) is launched once more, and the phase line says so.\n"
 "\n"
+"DIR/MANIFEST: the SHA-256 of every phase file, log and report/summary.json (as\n"
+"sha256sum -c reads it), tool versions, hosts planned and actual, times, nonce.\n"
+"ccdiag spot-check: reruns a random sample of a received run DIR on these hosts (the\n"
+"profile's node phase, short, on K random nodes; its pairs phase on the hosts of K\n"
+"random links; K 2) and compares each figure the profile judges with the received one,\n"
+"both judged by ccreport from the results files; a figure not reproduced is measured\n"
+"up to 3 times, the best kept. --tol PCT: the least tolerance [30%], or the spread its\n"
+"records report when wider; --seed N repeats a sample (printed). OUT/spotcheck.json;\n"
+"exit 0 reproduced, 1 a received figure beyond what the cluster does now (named), 4\n"
+"the cluster is slower now across the board (neither confirmed nor refuted) or\n"
+"nothing comparable measured, 2 bad input.\n"
+"ccdiag sign: ssh-keygen -Y sign -n ccdiag over DIR/MANIFEST (DIR/MANIFEST.sig), after\n"
+"checking the files still match. ccdiag verify: the signature (ssh-keygen -Y verify\n"
+"with the allowed signers file), every file's SHA-256, no results file unlisted, the\n"
+"nonce in the MANIFEST and every header; exit 0 verified, 1 a check failed, 2 no or\n"
+"a malformed MANIFEST, 4 the files match but the signature was not checked.\n"
+"\n"
 "Exit codes: ccreport's (0 pass, 1 fail, 3 outputs not written, 4 incomplete);\n"
 "2 bad input before anything ran (unknown profile, no runnable criterion,\n"
 "unreachable host, a budget the minimal plan does not fit, drain-list of a file\n"
@@ -108,9 +133,15 @@ static const char usage_text[] =
 
 /* ------------------------------------------------------------------ state */
 static struct {
-	const char *profile, *out, *tps, *max_size, *storage_dir, *drain_list;
+	const char *profile, *out, *tps, *max_size, *storage_dir, *drain_list, *nonce;
+	char run_id[17];         /* this run's id: MANIFEST's, and each not-run phase's */
 	long budget, soak;
 	int shrink, dry, quiet, quick, drain, emu_n;
+	int spot, spot_k, seed_set;  /* ccdiag spot-check: its sample size and --seed */
+	unsigned long long seed;
+	double spot_tol;         /* --tol, a fraction */
+	const char *against;     /* --against DIR */
+	struct strv only;        /* the hosts a spot-check launch runs on (empty: the job's) */
 	const char *hosts, *hostfile;
 	struct strv emu_args, extra, hostlist;
 	char *ccprobe, *ccreport, *emucluster;
@@ -119,7 +150,7 @@ static struct {
 	char *quick_profile;     /* ccdiag quick's copy of the profile (a temporary file) */
 	int emu_up;
 	char *emu_log;
-} g = { .tps = "2", .budget = -1 };
+} g = { .tps = "2", .budget = -1, .spot_k = 2, .spot_tol = 0.3 };
 
 static volatile sig_atomic_t interrupted, term_sent;
 static volatile pid_t child;
@@ -146,27 +177,13 @@ static void cleanup(void)
 	}
 }
 
-/* the line, made safe for a terminal */
-static void vline(FILE *f, const char *fmt, va_list ap)
-{
-	char *s, *t;
-
-	if (vasprintf(&s, fmt, ap) < 0)
-		return;
-	t = safe_text(s);
-	fprintf(f, "ccdiag: %s\n", t);
-	fflush(f);
-	free(s);
-	free(t);
-}
-
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vline(stderr, fmt, ap);
+	vsay(stderr, fmt, ap);
 	va_end(ap);
 	exit(EXIT_BAD_INPUT);
 }
@@ -177,7 +194,7 @@ static void say(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vline(stdout, fmt, ap);
+	vsay(stdout, fmt, ap);
 	va_end(ap);
 }
 
@@ -189,7 +206,7 @@ static void progress(const char *fmt, ...)
 	if (g.quiet)
 		return;
 	va_start(ap, fmt);
-	vline(stderr, fmt, ap);
+	vsay(stderr, fmt, ap);
 	va_end(ap);
 }
 
@@ -262,12 +279,27 @@ static void launcher(int rpn, struct strv *a)
 {
 	int fault = env("CCPROBE_FAULT") != NULL;
 
+	const struct strv *hosts = g.only.n ? &g.only : &g.hostlist;
+
 	switch (g.launch) {
 	case PLAN_EMULATED:
 		strv_add(a, g.emucluster);
 		strv_add(a, "mpirun");
 		strv_add(a, "--ppn");
 		strv_addf(a, "%d", rpn);
+		if (g.only.n) {
+			/* a spot-check's sample: those hosts of the emulated cluster only */
+			struct strv hl = { 0 };
+			char *h;
+
+			for (int i = 0; i < g.only.n; i++)
+				strv_addf(&hl, "%s:%d", g.only.v[i], rpn);
+			h = strv_join(&hl, ",");
+			strv_add(a, "-H");
+			strv_add(a, h);
+			free(h);
+			strv_free(&hl);
+		}
 		strv_add(a, "-np");
 		strv_addf(a, "%d", g.nodes * rpn);
 		break;
@@ -275,8 +307,8 @@ static void launcher(int rpn, struct strv *a)
 		struct strv hl = { 0 };
 		char *h;
 
-		for (int i = 0; i < g.hostlist.n; i++)
-			strv_addf(&hl, "%s:%d", g.hostlist.v[i], rpn);
+		for (int i = 0; i < hosts->n; i++)
+			strv_addf(&hl, "%s:%d", hosts->v[i], rpn);
 		h = strv_join(&hl, ",");
 		strv_add(a, "mpirun");
 		strv_add(a, "-np");
@@ -296,6 +328,13 @@ static void launcher(int rpn, struct strv *a)
 		strv_add(a, "srun");
 		strv_add(a, "-N");
 		strv_addf(a, "%d", g.nodes);
+		if (g.only.n) {
+			char *w = strv_join(&g.only, ",");
+
+			strv_add(a, "-w");
+			strv_add(a, w);
+			free(w);
+		}
 		strv_addf(a, "--ntasks-per-node=%d", rpn);
 		/* one task per GPU or per node, each on its own cores */
 		if (!k) {
@@ -469,16 +508,22 @@ static void not_run(const struct plan *pl, int k, const char *path, const char *
 	time_t ts = now();
 	FILE *f;
 	json_t *rec;
+	char id[17];
 
 	strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%SZ", gmtime(&ts));
+	/* its own id: two phases not run are two files, never "the same run given twice" */
+	random_run_id(id);
 	unlink(path);
 	f = fopen(path, "wx");
 	if (f) {
 		rec = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:[]}", "type", "run",
-				"schema", 1, "run_id", "0000000000000000", "start_utc", t, "tool", "ccdiag",
+				"schema", 1, "run_id", id, "start_utc", t, "tool", "ccdiag",
 				"version", CCDIAG_VERSION, "commit", ccdiag_commit, "phase", ph->name,
 				"world_size", 0, "nodes", g.nodes,
 				"hosts");
+		json_object_set_new(rec, "ccdiag_run_id", json_string(g.run_id));
+		if (g.nonce)
+			json_object_set_new(rec, "nonce", json_string(g.nonce));
 		json_dumpf(rec, f, JSON_COMPACT | JSON_PRESERVE_ORDER);
 		fputc('\n', f);
 		json_decref(rec);
@@ -500,6 +545,90 @@ static void not_run(const struct plan *pl, int k, const char *path, const char *
 	say("phase %d/%d %s: not run: %s", k + 1, pl->nph, ph->name, why);
 }
 
+/* a phase's ccprobe options: the plan's, then --nonce */
+static void phase_args(const struct plan *pl, int k, struct strv *args)
+{
+	plan_args(pl, k, pl->level, args);
+	if (g.nonce) {
+		strv_add(args, "--nonce");
+		strv_add(args, g.nonce);
+	}
+}
+
+/* DIR/MANIFEST of the files this run wrote (docs/provenance.md); 0 or -1, said */
+static int write_manifest(const struct plan *pl, const char *pname, const char *ppath, time_t start)
+{
+	static const char *const more[] = { "emucluster.log", "drain.txt", "drain.log", "report/summary.json", NULL };
+	struct strv files = { 0 }, planned = { 0 };
+	struct run_manifest r = { .dir = g.out, .files = &files, .run_id = g.run_id, .nonce = g.nonce,
+				  .profile = pname, .profile_path = ppath, .planned = &planned,
+				  .ccprobe = g.ccprobe, .ccreport = g.ccreport, .start = start };
+	char err[600], host[256] = "";
+	int rc;
+
+	for (int k = 0; k < pl->nph; k++) {
+		strv_addf(&files, "phase-%d-%s.jsonl", k + 1, pl->ph[k].name);
+		strv_addf(&files, "phase-%d-%s.log", k + 1, pl->ph[k].name);
+	}
+	for (int i = 0; more[i]; i++)
+		strv_add(&files, more[i]);
+	switch (g.launch) {
+	case PLAN_EMULATED:
+		r.launcher = "emulated (scripts/emucluster)";
+		for (int i = 0; i < g.nodes; i++)
+			strv_addf(&planned, "node%d", i);
+		break;
+	case PLAN_MPIRUN:
+		r.launcher = "mpirun -H";
+		strv_addv(&planned, &g.hostlist);
+		break;
+	case PLAN_SRUN:
+		r.launcher = "srun";
+		strv_addf(&planned, "slurm:%s", env("SLURM_JOB_NODELIST") ?: env("SLURM_NODELIST") ?: "?");
+		break;
+	default:
+		r.launcher = "mpirun on this host";
+		gethostname(host, sizeof(host) - 1);
+		strv_add(&planned, host);
+	}
+	r.end = now();
+	rc = manifest_write(&r, err, sizeof(err));
+	if (rc)
+		say("%s", err);
+	else
+		say("manifest: %s/MANIFEST (sha256sum -c MANIFEST; ccdiag sign %s -f KEY to sign it)", g.out, g.out);
+	strv_free(&files);
+	strv_free(&planned);
+	return rc;
+}
+
+/* --emulated: the cluster, built before the first phase (its log in DIR), or one line and exit 2 */
+static void emu_build(void)
+{
+	struct strv up = { 0 };
+	char *ea = strv_join(&g.emu_args, " ");
+	pid_t pid;
+	int urc;
+
+	g.emu_log = xasprintf("%s/emucluster.log", g.out);
+	progress("building the emulated cluster (%s up %d%s%s)", g.emucluster, g.nodes, *ea ? " " : "", ea);
+	free(ea);
+	strv_add(&up, g.emucluster);
+	strv_add(&up, "up");
+	strv_addf(&up, "%d", g.nodes);
+	strv_addv(&up, &g.emu_args);
+	append(g.emu_log, "", 1);
+	pid = spawn_logged(up.v, g.emu_log, 0);
+	urc = pid < 0 ? 127 : spawn_wait(pid);
+	strv_free(&up);
+	if (urc != 0) {
+		char *l = last_line(g.emu_log);
+
+		die("cannot build the emulated cluster: %s", l);
+	}
+	g.emu_up = 1;
+}
+
 /* ------------------------------------------------------------------ signals */
 static void on_signal(int sig)
 {
@@ -510,6 +639,17 @@ static void on_signal(int sig)
 		term_sent = 1;
 		kill(child, SIGTERM);
 	}
+}
+
+/* Ctrl-C and SIGTERM: one SIGTERM to the running launch, later phases not run */
+static void catch_signals(void)
+{
+	struct sigaction sa = { 0 };
+
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }
 
 /* ------------------------------------------------------------------ options */
@@ -576,6 +716,30 @@ static void parse_options(int argc, char **argv, int i)
 			g.drain_list = need_value(argc, argv, i++);
 		} else if (!strcmp(o, "--drain")) {
 			g.drain = 1;
+		} else if (g.spot && !strcmp(o, "--against")) {
+			g.against = need_value(argc, argv, i++);
+		} else if (g.spot && !strcmp(o, "-k")) {
+			v = need_value(argc, argv, i++);
+			if (!match(v, "^[1-9][0-9]{0,5}$"))
+				die("invalid count '%s' for -k (nodes and links to sample, 1 or more)", v);
+			g.spot_k = atoi(v);
+		} else if (g.spot && !strcmp(o, "--seed")) {
+			v = need_value(argc, argv, i++);
+			if (!match(v, "^[1-9][0-9]{0,18}$"))
+				die("invalid seed '%s' for --seed (a positive integer, as a spot-check prints it)", v);
+			g.seed = strtoull(v, NULL, 10);
+			g.seed_set = 1;
+		} else if (g.spot && !strcmp(o, "--tol")) {
+			v = need_value(argc, argv, i++);
+			if (!match(v, "^[0-9]{1,2}(\\.[0-9]+)?%$") || atof(v) <= 0)
+				die("invalid tolerance '%s' for --tol (a percentage above 0 and below 100, e.g. 30%%)", v);
+			g.spot_tol = atof(v) / 100.0;
+		} else if (!strcmp(o, "--nonce")) {
+			v = need_value(argc, argv, i++);
+			/* as ccprobe --nonce takes it: it reaches every phase's command line */
+			if (!match(v, "^[A-Za-z0-9._:+/=-]{1,128}$"))
+				die("invalid value '%s' for --nonce (1 to 128 letters, digits, '.', '_', ':', '+', '/', '=', '-')", v);
+			g.nonce = v;
 		} else if (!strcmp(o, "--")) {
 			for (i++; i < argc; i++)
 				strv_add(&g.extra, argv[i]);
@@ -875,7 +1039,7 @@ static void run_phase(const struct plan *pl, int k, const double *ests, time_t t
 	}
 	launcher(ph->rpn, &cmd);
 	strv_add(&cmd, g.ccprobe);
-	plan_args(pl, k, pl->level, &args);
+	phase_args(pl, k, &args);
 	strv_addv(&cmd, &args);
 	strv_add(&cmd, "-q");
 	strv_add(&cmd, "-o");
@@ -1011,6 +1175,114 @@ out:
 	strv_free(&args);
 }
 
+/* ------------------------------------------------------------------ spot-check */
+struct spot_ctx {
+	const struct plan_input *in;
+	const struct plan_registry *reg;
+};
+
+/* spot_ops.run: the profile's phase on a sample's hosts, through run_phase (docs/provenance.md) */
+static char *spot_run(void *ctx, const char *phase, const struct strv *hosts, const char *dir)
+{
+	const struct spot_ctx *sc = ctx;
+	struct plan_input in = *sc->in;
+	struct plan pl;
+	double ests[PLAN_MAX_PHASES];
+	char err[1024], *f = NULL;
+	int k = -1;
+
+	in.nodes = hosts->n;
+	in.quick = !strcmp(phase, "node");
+	in.budget_s = -1;
+	in.shrink = 0;
+	in.soak_s = 0;
+	if (plan_make(&pl, &in, sc->reg, err, sizeof(err))) {
+		say("spot-check: %s", err);
+		plan_free(&pl);
+		return NULL;
+	}
+	for (int i = 0; i < pl.nph; i++) {
+		ests[i] = pl.ph[i].est[pl.level];
+		if (!strcmp(pl.ph[i].name, phase))
+			k = i;
+	}
+	if (k >= 0 && !interrupted) {
+		strv_free(&g.only);
+		strv_addv(&g.only, hosts);
+		g.nodes = hosts->n;
+		g.out = dir;
+		if (mkdir_p(dir))
+			die("cannot create '%s'", dir);
+		run_phase(&pl, k, ests, now());
+		f = xasprintf("%s/phase-%d-%s.jsonl", dir, k + 1, pl.ph[k].name);
+	}
+	plan_free(&pl);
+	return f;
+}
+
+/* ccdiag spot-check: the launcher as for run, then spotcheck() (diag/spotcheck.c) */
+static int spot_main(const struct plan_input *in, const struct plan_registry *reg, const char *ppath)
+{
+	struct spot_ctx sc = { in, reg };
+	struct spot_ops ops = { spot_run, &sc };
+	struct spot_args a = { .profile = ppath, .against = g.against, .ccreport = g.ccreport, .k = g.spot_k,
+			       .tol = g.spot_tol };
+	struct strv reach = { 0 };
+	struct stat st;
+	char *top;
+	int rc;
+
+	if (stat(g.against, &st) || !S_ISDIR(st.st_mode))
+		die("spot-check: '%s' is not a folder (the received run's, with its phase-*.jsonl)", g.against);
+	if (g.launch == PLAN_LOCAL) {
+		die("spot-check runs on the received run's hosts: give --hosts FILE or -H, run it inside "
+		    "their Slurm allocation, or --emulated N");
+	} else if (g.launch == PLAN_SRUN) {
+		/* Slurm's allocation: srun -w reaches the job's nodes; a host outside it fails its
+		 * launch, said in the phase line */
+		a.reach = NULL;
+	} else if (g.launch == PLAN_EMULATED) {
+		for (int i = 0; i < g.nodes; i++)
+			strv_addf(&reach, "node%d", i);
+		a.reach = &reach;
+	} else {
+		a.reach = &g.hostlist;
+	}
+	if (!g.out) {
+		static char def[64];
+		time_t t = now();
+
+		strftime(def, sizeof(def), "spotcheck-%Y%m%d-%H%M%S", gmtime(&t));
+		g.out = def;
+	}
+	if (mkdir_p(g.out) || access(g.out, W_OK))
+		die("cannot write into '%s'", g.out);
+	top = xstrdup(g.out);
+	a.out = top;
+	if (g.seed_set) {
+		a.seed = g.seed;
+	} else {
+		char id[17];
+
+		random_run_id(id);
+		a.seed = strtoull(id, NULL, 16) >> 1 ?: 1;
+	}
+	if (g.launch == PLAN_MPIRUN)
+		check_hosts();
+	catch_signals();
+	if (g.launch == PLAN_EMULATED)
+		emu_build();
+	rc = spotcheck(&a, &ops);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	emu_down();
+	if (interrupted && rc != 1)
+		rc = 4;
+	g.out = top;
+	strv_free(&reach);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct profile prof;
@@ -1022,7 +1294,7 @@ int main(int argc, char **argv)
 	double ests[PLAN_MAX_PHASES];
 	const char *v;
 	int nset = 0, rc, refused;
-	time_t t0;
+	time_t t0, start;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2) {
@@ -1039,8 +1311,14 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "drain-list"))
 		return drain_list_command(argc, argv);
+	if (!strcmp(argv[1], "sign"))
+		return sign_command(argc, argv);
+	if (!strcmp(argv[1], "verify"))
+		return verify_command(argc, argv);
 	if (!strcmp(argv[1], "quick"))
 		g.quick = 1;
+	else if (!strcmp(argv[1], "spot-check"))
+		g.spot = 1;
 	else if (strcmp(argv[1], "run"))
 		die("unknown command '%s' (try: ccdiag --help)", argv[1]);
 	parse_options(argc, argv, 2);
@@ -1055,6 +1333,10 @@ int main(int argc, char **argv)
 			g.storage_dir = EMU_STORAGE_DIR;
 	if (g.shrink && g.budget < 0)
 		die("--shrink needs --budget");
+	if (g.spot && !g.against)
+		die("spot-check needs --against DIR (the received run's folder)");
+	if (g.spot && (g.budget >= 0 || g.soak || g.drain || g.drain_list || g.dry || g.nonce))
+		die("spot-check takes no --budget, --soak, --drain, --drain-list, --dry-run or --nonce");
 	find_binaries();
 	if (access(g.ccprobe, X_OK))
 		die("cannot find '%s' (ccdiag runs beside ccprobe and ccreport)", g.ccprobe);
@@ -1134,6 +1416,13 @@ int main(int argc, char **argv)
 	}
 	cr.ccprobe = g.ccprobe;
 	ccprobe_registry_init(&cr, &reg);
+	if (g.spot) {
+		rc = spot_main(&in, &reg, ppath);
+		ccprobe_registry_free(&cr);
+		profile_free(&prof);
+		free(ppath);
+		return rc;
+	}
 	/* a plan over --budget: --dry-run shows the plan it refuses, then the refusal */
 	if ((refused = plan_make(&pl, &in, &reg, err, sizeof(err))) && !(g.dry && pl.over_budget))
 		die("%s", err);
@@ -1186,7 +1475,7 @@ int main(int argc, char **argv)
 			free(nm);
 			continue;
 		}
-		plan_args(&pl, k, pl.level, &args);
+		phase_args(&pl, k, &args);
 		a = strv_quoted(&args);
 		printf("  phase %d/%d %-18s %-28s ~%6s  (%d rank(s) per node; ccprobe %s)\n", k + 1, pl.nph,
 		       ph->name, nm, hm(ests[k]), ph->rpn, a);
@@ -1235,6 +1524,8 @@ int main(int argc, char **argv)
 		return 0;
 
 	/* ------------------------------------------------------------ run */
+	start = now();
+	random_run_id(g.run_id);
 	if (g.launch == PLAN_MPIRUN)
 		check_hosts();
 	if (mkdir_p(g.out))
@@ -1242,7 +1533,9 @@ int main(int argc, char **argv)
 	if (access(g.out, W_OK))
 		die("cannot write into '%s'", g.out);
 	{
-		static const char *const old[] = { "phase-*.jsonl", "phase-*.log", NULL };
+		/* an older run's manifest and signature vouch for files this run replaces */
+		static const char *const old[] = { "phase-*.jsonl", "phase-*.log", "MANIFEST", "MANIFEST.sig",
+						   "MANIFEST.tmp", NULL };
 
 		remove_matching(g.out, old);
 	}
@@ -1250,38 +1543,9 @@ int main(int argc, char **argv)
 		g.quick_profile = quick_profile(ppath, &pl.quick_keep);
 		g.profile = g.quick_profile;
 	}
-	{
-		struct sigaction sa = { 0 };
-
-		sa.sa_handler = on_signal;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-	}
-	if (g.launch == PLAN_EMULATED) {
-		struct strv up = { 0 };
-		char *ea = strv_join(&g.emu_args, " ");
-		pid_t pid;
-		int urc;
-
-		g.emu_log = xasprintf("%s/emucluster.log", g.out);
-		progress("building the emulated cluster (%s up %d%s%s)", g.emucluster, g.nodes, *ea ? " " : "", ea);
-		free(ea);
-		strv_add(&up, g.emucluster);
-		strv_add(&up, "up");
-		strv_addf(&up, "%d", g.nodes);
-		strv_addv(&up, &g.emu_args);
-		append(g.emu_log, "", 1);
-		pid = spawn_logged(up.v, g.emu_log, 0);
-		urc = pid < 0 ? 127 : spawn_wait(pid);
-		strv_free(&up);
-		if (urc != 0) {
-			char *l = last_line(g.emu_log);
-
-			die("cannot build the emulated cluster: %s", l);
-		}
-		g.emu_up = 1;
-	}
+	catch_signals();
+	if (g.launch == PLAN_EMULATED)
+		emu_build();
 
 	t0 = now();
 	for (int k = 0; k < pl.nph; k++)
@@ -1316,6 +1580,8 @@ int main(int argc, char **argv)
 		free(rep);
 		free(summary);
 	}
+	if (write_manifest(&pl, prof.name, ppath, start) && (rc == 0 || rc == 1 || rc == 4))
+		rc = 3;
 	say("total %s (estimated ~%s); exit %d", hm(now() - t0), hm(pl.total), rc);
 	plan_free(&pl);
 	ccprobe_registry_free(&cr);

@@ -60,10 +60,13 @@ char *phase_found(const char *path)
 		}
 		free(fin);
 		fin = !strcmp(type, "end") ? xstrdup(str(r, "status") ?: "null") : NULL;
-		if (!strcmp(type, "diagnosis") && str(r, "verdict") && !strcmp(str(r, "verdict"), "bad")) {
-			char *d = str(r, "host") ? xasprintf("%s %s bad", str(r, "subject") ?: "null", str(r, "host")) :
-				  xasprintf("%s %s-%s bad", str(r, "subject") ?: "null", str(r, "a") ?: "",
-					    str(r, "b") ?: "");
+		/* what a diagnosis blames, and what it names without blaming (netpair's inconclusive) */
+		if (!strcmp(type, "diagnosis") && str(r, "verdict") &&
+		    (!strcmp(str(r, "verdict"), "bad") || !strcmp(str(r, "verdict"), "inconclusive"))) {
+			const char *v = str(r, "verdict");
+			char *d = str(r, "host") ? xasprintf("%s %s %s", str(r, "subject") ?: "null", str(r, "host"), v) :
+				  xasprintf("%s %s-%s %s", str(r, "subject") ?: "null", str(r, "a") ?: "",
+					    str(r, "b") ?: "", v);
 
 			if (strv_find(&bad, d) < 0)
 				strv_add(&bad, d);

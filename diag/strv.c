@@ -181,6 +181,28 @@ static int utf8_seq(const unsigned char *s, unsigned *cp)
 	return n;
 }
 
+void vsay(FILE *f, const char *fmt, va_list ap)
+{
+	char *s, *t;
+
+	if (vasprintf(&s, fmt, ap) < 0)
+		return;
+	t = safe_text(s);
+	fprintf(f, "ccdiag: %s\n", t);
+	fflush(f);
+	free(s);
+	free(t);
+}
+
+void sayf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay(f, fmt, ap);
+	va_end(ap);
+}
+
 char *safe_text(const char *s)
 {
 	size_t len = strlen(s), k = 0;

@@ -6,7 +6,9 @@
  * for posix_spawn, a list of names) and the text helpers ccdiag prints with.
  * Allocation failure aborts: ccdiag is a short-lived command.
  */
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct strv {
 	char **v;                /* NULL-terminated; NULL while empty */
@@ -36,6 +38,9 @@ char *xstrdup(const char *s);
  * '?'. Returns a malloc'd copy.
  */
 char *safe_text(const char *s);
+/* "ccdiag: " and the line, made safe_text, to f (flushed): every line ccdiag prints */
+void vsay(FILE *f, const char *fmt, va_list ap);
+void sayf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* arg quoted for a shell when it needs it ('...'), then made safe_text; malloc'd */
 char *shell_quote(const char *arg);
 /* every item shell_quote'd, each followed by one space (the plan's words); malloc'd */

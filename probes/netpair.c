@@ -42,6 +42,9 @@ static double p_time = 0.15;
 #define TOL_AUTO -1.0
 #define TOL_NODES 0.85
 #define TOL_SHARED 0.5
+/* a soak runs at least this many sweeps: every link then has 4 samples (both ways, twice),
+ * above the 3 ccreport judges (report/soak.h SOAK_MIN_INTERVALS) */
+#define NP_SOAK_LEAST_SWEEPS 2
 static double p_tol = TOL_AUTO;
 static double p_bidir_tol = -1.0;  /* not given: see choose_mode */
 static double p_lat_tol = -1.0;   /* not given: 3, 0 on a shared kernel */
@@ -688,6 +691,7 @@ static void write_diagnosis(struct np_ctx *c)
 	char **hosts = c->mpi->hosts;
 	json_t *bad_nodes = json_array(), *bad_links = json_array(), *suspect = json_array();
 	json_t *amb_nodes = json_array(), *amb_links = json_array(), *rec;
+	json_t *inc_nodes = json_array(), *inc_links = json_array();
 	const char *verdict;
 
 	for (int x = 0; x < d->n; x++) {
@@ -701,6 +705,10 @@ static void write_diagnosis(struct np_ctx *c)
 				"ratio", ratios_json(&nd->pr[k]), "pass", !nd->pr[k].flags));
 		if (!nd->suspect)
 			snprintf(text, sizeof(text), "all %d links within tolerance", nd->links);
+		else if (nd->verdict == NP_INCONCLUSIVE)
+			snprintf(text, sizeof(text), "%d of %d retests against known-good partners failed, "
+				 "the best at %.3f of the reference, the lowest %.3f: %s", nd->fails,
+				 nd->npartners, nd->best, nd->lo, np_why_text(nd->why));
 		else if (!nd->npartners)
 			snprintf(text, sizeof(text), "%d of %d links out of tolerance; no known-good "
 				 "partner to retest against", nd->links - nd->good_links, nd->links);
@@ -711,6 +719,13 @@ static void write_diagnosis(struct np_ctx *c)
 		ev = json_pack("{s:s, s:i, s:i, s:b, s:o}", "summary", text, "links", nd->links,
 			       "links_out_of_tolerance", nd->links - nd->good_links,
 			       "known_good", nd->known_good, "retests", rt);
+		if (nd->npartners) {
+			/* every reading of its retests counts (pass 1 too): the best, and the lowest */
+			json_object_set_new(ev, "best_ratio", json_real(nd->best));
+			json_object_set_new(ev, "lowest_ratio", json_real(nd->lo));
+		}
+		if (nd->verdict == NP_INCONCLUSIVE)
+			json_object_set_new(ev, "reason", json_string(np_why_text(nd->why)));
 		rec = diag_record("node", np_verdict_name(nd->verdict));
 		json_object_set_new(rec, "host", json_string(hosts[x]));
 		json_object_set_new(rec, "node", json_integer(x));
@@ -724,6 +739,8 @@ static void write_diagnosis(struct np_ctx *c)
 			json_array_append_new(suspect, json_string(hosts[x]));
 		else if (nd->verdict == NP_AMBIGUOUS)
 			json_array_append_new(amb_nodes, json_string(hosts[x]));
+		else if (nd->verdict == NP_INCONCLUSIVE)
+			json_array_append_new(inc_nodes, json_string(hosts[x]));
 	}
 	for (int a = 0; a < d->n; a++)
 		for (int b = a + 1; b < d->n; b++) {
@@ -741,6 +758,11 @@ static void write_diagnosis(struct np_ctx *c)
 			json_object_set_new(rec, "lat_us", json_real(l->m.lat_us));
 			json_object_set_new(rec, "retest", l->retested ? ratios_json(&l->rr) :
 					    json_null());
+			if (l->retested)
+				json_object_set_new(rec, "retest_lowest_bw", json_real(d->ref_uni > 0 ?
+						    l->lo / d->ref_uni : 0));
+			if (l->verdict == NP_INCONCLUSIVE)
+				json_object_set_new(rec, "reason", json_string(np_why_text(l->why)));
 			if (l->verdict == NP_EXPLAINED)
 				json_object_set_new(rec, "by", l->by >= 0 ?
 					json_pack("[s]", hosts[l->by]) :
@@ -750,10 +772,12 @@ static void write_diagnosis(struct np_ctx *c)
 				json_array_append_new(bad_links, json_pack("[s, s]", hosts[a], hosts[b]));
 			else if (l->verdict == NP_AMBIGUOUS)
 				json_array_append_new(amb_links, json_pack("[s, s]", hosts[a], hosts[b]));
+			else if (l->verdict == NP_INCONCLUSIVE)
+				json_array_append_new(inc_links, json_pack("[s, s]", hosts[a], hosts[b]));
 		}
 	verdict = d->bad_nodes || d->bad_links ? "fail" :
-		  d->suspect_nodes || d->ambiguous_nodes || d->ambiguous_links ? "inconclusive" :
-		  "pass";
+		  d->suspect_nodes || d->ambiguous_nodes || d->ambiguous_links || d->inconclusive_nodes ||
+		  d->inconclusive_links || d->collapsed ? "inconclusive" : "pass";
 	rec = diag_record("summary", verdict);
 	json_object_set_new(rec, "nodes", json_integer(d->n));
 	json_object_set_new(rec, "bad_nodes", bad_nodes);
@@ -761,6 +785,12 @@ static void write_diagnosis(struct np_ctx *c)
 	json_object_set_new(rec, "suspect_nodes", suspect);
 	json_object_set_new(rec, "ambiguous_nodes", amb_nodes);
 	json_object_set_new(rec, "ambiguous_links", amb_links);
+	json_object_set_new(rec, "inconclusive_nodes", inc_nodes);
+	json_object_set_new(rec, "inconclusive_links", inc_links);
+	/* the run's own noise: what a blamed node or link had to stand out against */
+	json_object_set_new(rec, "noise_floor", d->noise_floor > 0 ? json_real(d->noise_floor) : json_null());
+	json_object_set_new(rec, "ref_of_rate", d->ref_of_rate > 0 ? json_real(d->ref_of_rate) : json_null());
+	json_object_set_new(rec, "collapsed", json_boolean(d->collapsed));
 	json_object_set_new(rec, "suspect_links_pass1", json_integer(d->suspect_links));
 	json_object_set_new(rec, "transient_links", json_integer(d->transient_links));
 	json_object_set_new(rec, "ref_bw_GBps", json_real(d->ref_uni));
@@ -823,6 +853,12 @@ static void print_flagged(struct np_ctx *c)
 	if (d->opt.lat_tol > 0)
 		printf(", above %.1fx latency", d->opt.lat_tol);
 	printf("%s\n", d->opt.bidir_tol > 0 ? "" : " (both ways recorded, not judged)");
+	if (d->noise_floor > 0)
+		printf("netpair: noise: a healthy pair read %.2f of the reference once; only what stands "
+		       "out below that is blamed\n", d->noise_floor);
+	if (d->collapsed)
+		printf("netpair: the reference is %.2f of the links' rate: the run was slowed as a whole\n",
+		       d->ref_of_rate);
 	for (int x = 0; x < d->n; x++) {
 		const struct np_node *nd = &d->node[x];
 
@@ -830,8 +866,9 @@ static void print_flagged(struct np_ctx *c)
 			continue;
 		any = 1;
 		printf("netpair: node %s %s: %d of %d links out of tolerance (median ratio %.2f), "
-		       "%d of %d retests failed\n", hosts[x], np_verdict_name(nd->verdict),
-		       nd->links - nd->good_links, nd->links, nd->ratio, nd->fails, nd->npartners);
+		       "%d of %d retests failed%s%s\n", hosts[x], np_verdict_name(nd->verdict),
+		       nd->links - nd->good_links, nd->links, nd->ratio, nd->fails, nd->npartners,
+		       nd->why ? ": " : "", np_why_text(nd->why));
 	}
 	for (int a = 0; a < d->n; a++)
 		for (int b = a + 1; b < d->n; b++) {
@@ -840,11 +877,11 @@ static void print_flagged(struct np_ctx *c)
 			if (l->verdict == NP_OK)
 				continue;
 			any = 1;
-			printf("netpair: link %s-%s %s (bw ratio %.2f, bidir %.2f, latency x%.2f)%s%s\n",
+			printf("netpair: link %s-%s %s (bw ratio %.2f, bidir %.2f, latency x%.2f)%s%s%s%s\n",
 			       hosts[a], hosts[b], np_verdict_name(l->verdict), l->r.uni, l->r.bidir,
 			       l->r.lat, l->verdict == NP_EXPLAINED ? " by " : "",
 			       l->verdict == NP_EXPLAINED ? (l->by >= 0 ? hosts[l->by] : "both nodes") :
-			       "");
+			       "", l->why ? ": " : "", np_why_text(l->why));
 		}
 	if (!any)
 		printf("netpair: nothing flagged\n");
@@ -1093,6 +1130,15 @@ static int too_few_nodes(struct cc_run *run, const char *kind)
 	return 1;
 }
 
+/* rank 0: the median of the nodes' link rates in GB/s, 0 when one is unknown */
+static double median_rate_GBps(const struct np_ctx *c)
+{
+	for (int i = 0; i < c->nnodes; i++)
+		if (!(c->rate_mbit[i] > 0))
+			return 0;
+	return stats_median(c->rate_mbit, (size_t)c->nnodes) / 8000.0;
+}
+
 static int netpair_run(struct cc_run *run)
 {
 	struct mpictx *mpi = run->mpi;
@@ -1142,6 +1188,9 @@ static int netpair_run(struct cc_run *run)
 		 * Recorded, judged only when asked for.
 		 */
 		d.opt.lat_tol = p_lat_tol >= 0 ? p_lat_tol : mode[2] ? 0.0 : 3.0;
+		/* the links' rate, when every node knows its own: a reference far below it marks a
+		 * run slowed as a whole, whose faults must stand out against its noise */
+		d.opt.rate_GBps = median_rate_GBps(&c);
 		log_info("netpair: %d nodes, %zu B bandwidth, %zu B latency messages",
 			 c.nnodes, p_bw_size, p_lat_size);
 	}
@@ -1382,7 +1431,9 @@ static int netpair_soak(struct cc_run *run)
 			if (!o->quiet)
 				print_sweep(&c, sweep, t, v, who, nv);
 			nv = 0;
-			stop = t >= o->soak_s;
+			/* never fewer sweeps than give every link the samples ccreport judges (a slow
+			 * first sweep once ended a 1.5 s soak after one: 2 samples a link, not judged) */
+			stop = t >= o->soak_s && sweep + 1 >= NP_SOAK_LEAST_SWEEPS;
 		}
 		sweep++;
 		if (mpictx_nap_bcast(&stop, 1, MPI_INT, mpi->world))
@@ -1424,22 +1475,23 @@ static double netpair_estimate(const struct cc_options *o)
 }
 
 /*
- * --soak: the duration, rounded up to whole sweeps (one more sweep at most),
- * each sweep the tournament's rounds of two steps of --soak-interval.
+ * --soak: the duration, rounded up to whole sweeps (one more sweep at most,
+ * NP_SOAK_LEAST_SWEEPS at least), each sweep the tournament's rounds of two
+ * steps of --soak-interval.
  */
 static double netpair_soak_estimate(const struct cc_options *o)
 {
 	int n = o->plan_nodes, pairs = n * (n - 1) / 2, rounds = n % 2 ? n : n - 1;
 	double gbps = o->plan_gbps > 0 ? o->plan_gbps : 100, msg = p_bw_size * 8.0 / (gbps * 1e9);
-	double bw = o->soak_interval > msg ? o->soak_interval : msg;
+	double bw = o->soak_interval > msg ? o->soak_interval : msg, sweep;
 	int at_once = p_concurrency ? p_concurrency : n / 2;
 
 	if (n < 2)
 		return 0;
 	if (at_once < 1)
 		at_once = 1;
-	return o->soak_s + (p_concurrency ? (double)(pairs + at_once - 1) / at_once : rounds) *
-	       (2 * (bw + p_warmup * msg) + 0.02);
+	sweep = (p_concurrency ? (double)(pairs + at_once - 1) / at_once : rounds) * (2 * (bw + p_warmup * msg) + 0.02);
+	return fmax(o->soak_s + sweep, NP_SOAK_LEAST_SWEEPS * sweep);
 }
 
 const struct probe probe_netpair = {

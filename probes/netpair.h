@@ -20,6 +20,16 @@
  *     a node fault), else it was transient. A suspect link with a bad node is
  *     explained by that node; one whose nodes cannot be told apart (too few
  *     good nodes, e.g. a 2-node cluster) is ambiguous.
+ *  5. Noise: every reading of a pair counts (pass 1 and each try), the best
+ *     judged. A bad node or link must stand out against the run's own noise:
+ *     below the lowest reading a pair that also read within tolerance gave
+ *     (the noise floor) by as much again (at most 3x), or, with no such pair
+ *     but a reference collapsed below half the link rate, a third of the
+ *     tolerance; and its readings must not scatter more than 3x. Otherwise
+ *     it is inconclusive: named, never blamed; a node's suspect links are
+ *     then retested themselves. No node is bad while it has a good link, so
+ *     every node is never blamed: with no good link anywhere all are
+ *     ambiguous, a failed measurement.
  */
 
 #define NP_MAX_PARTNERS 4
@@ -41,7 +51,13 @@ struct np_opts {
 	int partners;            /* known-good partners per suspect node, 1..NP_MAX_PARTNERS */
 	int confirm;             /* measurements of a retest pair out of tolerance, best judged,
 				  * 1..NP_MAX_CONFIRM (0: 2, the default before it was an option) */
+	double rate_GBps;        /* the links' nominal one-way rate (the nodes' median); 0 unknown */
 };
+
+/* what "stands out against the run's noise" means (docs/netpair.md, "Noise") */
+#define NP_SEP 3.0           /* at most this factor below the noise floor is always enough */
+#define NP_SCATTER 3.0       /* readings of one node or link spread wider than this: no figure */
+#define NP_COLLAPSE 0.5      /* a reference below this fraction of the link rate: a noisy run */
 
 enum np_verdict {
 	NP_OK,                   /* node or link fine (or cleared by the retest) */
@@ -50,6 +66,14 @@ enum np_verdict {
 	NP_AMBIGUOUS,            /* cannot tell node from link fault (no known-good partner) */
 	NP_EXPLAINED,            /* link: slow because one of its nodes is bad */
 	NP_TRANSIENT,            /* link: out of tolerance in pass 1, not on retest */
+	NP_INCONCLUSIVE,         /* node or link: slow, but not beyond the run's own noise (why) */
+};
+
+/* why a node or link is inconclusive */
+enum np_why {
+	NP_WHY_NONE,
+	NP_WHY_NOISE,            /* its best reading is within the run's noise (noise_floor, collapse) */
+	NP_WHY_SCATTER,          /* its readings scatter wider than NP_SCATTER */
 };
 
 /* Which metrics of a link are out of tolerance. */
@@ -69,10 +93,12 @@ struct np_link {
 	struct np_ratios r;
 	int measured;            /* pass 1 has a value */
 	int retested;            /* pass 2b measured the link itself */
-	struct np_meas rm;
+	struct np_meas rm;       /* pass 2b: the best of its readings, pass 1 and each try */
 	struct np_ratios rr;
+	double lo;               /* pass 2b: its lowest one-way reading, ratio to the reference */
 	enum np_verdict verdict;
 	int by;                  /* NP_EXPLAINED: the bad node; -1 when both are bad */
+	enum np_why why;         /* NP_INCONCLUSIVE: why */
 };
 
 struct np_node {
@@ -87,7 +113,9 @@ struct np_node {
 	struct np_meas pm[NP_MAX_PARTNERS];  /* oriented node -> partner */
 	struct np_ratios pr[NP_MAX_PARTNERS];
 	int fails;               /* retests out of tolerance */
+	double best, lo;         /* pass 2a: its best and lowest one-way reading over its partners */
 	enum np_verdict verdict;
+	enum np_why why;         /* NP_INCONCLUSIVE: why */
 };
 
 struct np_diag {
@@ -100,6 +128,11 @@ struct np_diag {
 	int suspect_links;       /* pass 1 */
 	int bad_nodes, suspect_nodes, ambiguous_nodes;
 	int bad_links, explained_links, ambiguous_links, transient_links;
+	int inconclusive_nodes, inconclusive_links;
+	double noise_floor;      /* lowest one-way reading (ratio) of a pair that also read within
+				  * tolerance, pass 2; 0: none seen */
+	double ref_of_rate;      /* ref_uni / opt.rate_GBps; 0 when the rate is unknown */
+	int collapsed;           /* ref_of_rate below NP_COLLAPSE */
 	int retests[2];          /* pairs measured in pass 2a and 2b */
 	const char *note;        /* why the verdict is weaker than usual, or NULL */
 };
@@ -110,6 +143,9 @@ struct np_diag {
  */
 typedef int (*np_measure_fn)(void *ctx, int stage, const int *pairs, int npairs,
 			     struct np_meas *out);
+
+/* what np_why says, in words ("" for NP_WHY_NONE) */
+const char *np_why_text(enum np_why w);
 
 /* Sets up d for n nodes with no link measured. Returns 0 or -1 (n < 2, bad opt, memory). */
 int np_diag_init(struct np_diag *d, int n, const struct np_opts *opt);
@@ -130,7 +166,7 @@ void np_diag_set(struct np_diag *d, int a, int b, const struct np_meas *m);
  */
 int np_diagnose(struct np_diag *d, np_measure_fn measure, void *ctx);
 
-/* "ok", "bad", "suspect", "ambiguous", "explained", "transient". */
+/* "ok", "bad", "suspect", "ambiguous", "explained", "transient", "inconclusive". */
 const char *np_verdict_name(enum np_verdict v);
 
 #endif

@@ -32,15 +32,26 @@ struct np_link *np_diag_link(const struct np_diag *d, int a, int b)
 const char *np_verdict_name(enum np_verdict v)
 {
 	static const char *const names[] = { "ok", "bad", "suspect", "ambiguous", "explained",
-					     "transient" };
+					     "transient", "inconclusive" };
 
 	return (unsigned)v < sizeof(names) / sizeof(names[0]) ? names[v] : "?";
+}
+
+const char *np_why_text(enum np_why w)
+{
+	static const char *const text[] = {
+		"",
+		"within the run's own noise",
+		"its readings scatter too widely to give one figure",
+	};
+
+	return (unsigned)w < sizeof(text) / sizeof(text[0]) ? text[w] : "?";
 }
 
 int np_diag_init(struct np_diag *d, int n, const struct np_opts *opt)
 {
 	memset(d, 0, sizeof(*d));
-	if (n < 2 || !(opt->tol > 0.0 && opt->tol <= 1.0) || opt->lat_tol < 0.0 ||
+	if (n < 2 || !(opt->tol > 0.0 && opt->tol <= 1.0) || opt->lat_tol < 0.0 || !(opt->rate_GBps >= 0.0) ||
 	    !(opt->bidir_tol >= 0.0 && opt->bidir_tol <= 1.0) ||
 	    opt->partners < 1 || opt->partners > NP_MAX_PARTNERS ||
 	    opt->confirm < 0 || opt->confirm > NP_MAX_CONFIRM)
@@ -205,6 +216,11 @@ static int pass1(struct np_diag *d)
 					 d->opt.tol);
 	}
 	d->ref_lat = reference(d, M_LAT, d->opt.lat_tol);
+	/* a reference far below the links' rate: the whole run was slowed (a busy machine) */
+	if (d->opt.rate_GBps > 0 && d->ref_uni > 0 && !d->ref_expected) {
+		d->ref_of_rate = d->ref_uni / d->opt.rate_GBps;
+		d->collapsed = d->ref_of_rate < NP_COLLAPSE;
+	}
 	for (int i = 0; i < n * (n - 1) / 2; i++) {
 		struct np_link *l = &d->link[i];
 
@@ -380,37 +396,42 @@ static void keep_best(struct np_meas *m, const struct np_meas *again)
 		m->lat_us = again->lat_us;
 }
 
+/* the lower of two one-way readings that were measured (0: not measured) */
+static double lower(double a, double b)
+{
+	return a > 0 && (b <= 0 || a < b) ? a : b;
+}
+
 /*
  * Measures pl through measure, or takes the pass-1 values when measure is
- * NULL. A retest that fails is measured again, up to opt.confirm times in
- * all, until it passes, and the best of its measurements is kept: noise (a
+ * NULL. Every reading counts: out[i] starts from the pair's pass-1
+ * measurement and keeps the best of it and each try, lo[i] the lowest one-way
+ * reading of them (GB/s). The pairs are measured once, and a pair whose best
+ * is still out of tolerance again, up to opt.confirm tries in all: noise (a
  * busy CPU, other traffic) only ever slows a link down, so a node or link is
- * condemned by a fault that holds in every try, not by a bad moment.
+ * condemned by a fault that holds in every reading, not by a bad moment.
  */
 static int measure_pairs(struct np_diag *d, int stage, const struct pairlist *pl,
-			 np_measure_fn measure, void *ctx, struct np_meas *out)
+			 np_measure_fn measure, void *ctx, struct np_meas *out, double *lo)
 {
 	struct np_meas *again;
-	int *idx, *pairs, k = 0, rc;
+	int *idx, *pairs, k, rc = 0;
 
-	if (!pl->n)
-		return 0;
-	if (!measure) {
-		for (int i = 0; i < pl->n; i++)
-			out[i] = np_diag_link(d, pl->p[2 * i], pl->p[2 * i + 1])->m;
-		return 0;
+	for (int i = 0; i < pl->n; i++) {
+		out[i] = np_diag_link(d, pl->p[2 * i], pl->p[2 * i + 1])->m;
+		lo[i] = metric(&out[i], M_UNI);
 	}
-	rc = measure(ctx, stage, pl->p, pl->n, out);
-	if (rc)
-		return rc;
+	if (!pl->n || !measure)
+		return 0;
 	idx = malloc((size_t)pl->n * sizeof(*idx));
 	pairs = malloc((size_t)pl->n * 2 * sizeof(*pairs));
 	again = calloc((size_t)pl->n, sizeof(*again));
 	rc = idx && pairs && again ? 0 : -1;
-	for (int rep = 1; !rc && rep < d->opt.confirm; rep++) {
+	for (int rep = 0; !rc && rep < d->opt.confirm; rep++) {
 		k = 0;
 		for (int i = 0; i < pl->n; i++) {
-			if (!judge(d, &out[i]).flags)
+			/* the first try measures every pair: it is the retest */
+			if (rep && !judge(d, &out[i]).flags)
 				continue;
 			idx[k] = i;
 			pairs[2 * k] = pl->p[2 * i];
@@ -420,8 +441,10 @@ static int measure_pairs(struct np_diag *d, int stage, const struct pairlist *pl
 		if (!k)
 			break;
 		rc = measure(ctx, stage, pairs, k, again);
-		for (int j = 0; !rc && j < k; j++)
+		for (int j = 0; !rc && j < k; j++) {
 			keep_best(&out[idx[j]], &again[j]);
+			lo[idx[j]] = lower(metric(&again[j], M_UNI), lo[idx[j]]);
+		}
 	}
 	free(idx);
 	free(pairs);
@@ -429,21 +452,112 @@ static int measure_pairs(struct np_diag *d, int stage, const struct pairlist *pl
 	return rc;
 }
 
+/*
+ * The run's noise floor: the lowest one-way reading of a pair that also read
+ * within tolerance (its best), as a ratio of the reference. Noise only slows
+ * a pair down, so that pair is healthy and its low reading was noise.
+ */
+static void note_noise(struct np_diag *d, const struct np_meas *best, double lo)
+{
+	double b = metric(best, M_UNI), r = lo / d->ref_uni;
+
+	if (d->ref_uni > 0 && lo > 0 && b >= d->opt.tol * d->ref_uni && r < d->opt.tol &&
+	    (d->noise_floor == 0 || r < d->noise_floor))
+		d->noise_floor = r;
+}
+
+/*
+ * The noise level a blamed node or link must stand out against (docs/netpair.md,
+ * "Noise"): the run's noise floor, or, when none was seen but the reference
+ * collapsed, the tolerance itself with the full NP_SEP. It only goes down: the
+ * best of each one judged inconclusive lowers it for the next.
+ */
+struct noise {
+	int on;                  /* a noisy run: a floor seen or a collapsed reference */
+	double level;            /* ratio to the reference */
+	int fixed;               /* the level was not measured: NP_SEP applies in full */
+};
+
+static void noise_update(const struct np_diag *d, struct noise *nz)
+{
+	if (d->noise_floor > 0 && (!nz->on || nz->fixed || d->noise_floor < nz->level)) {
+		nz->level = d->noise_floor;
+		nz->fixed = 0;
+	} else if (!nz->on && d->collapsed) {
+		nz->level = d->opt.tol;
+		nz->fixed = 1;
+	}
+	nz->on = d->noise_floor > 0 || d->collapsed;
+}
+
+/* one blamed node or link: its best and lowest one-way ratio, where its verdict lives */
+struct cand {
+	double best, lo;
+	enum np_verdict *verdict;
+	enum np_why *why;
+};
+
+static int cand_desc(const void *x, const void *y)
+{
+	const struct cand *p = x, *q = y;
+
+	return (p->best < q->best) - (p->best > q->best);
+}
+
+/*
+ * Only a fault that stands out against the run's own noise is blamed. In a
+ * noisy run the blamed ones are taken from the fastest down: one whose
+ * readings scatter wider than NP_SCATTER, or whose best is not below the
+ * level by as much as the level is below the reference (a factor NP_SEP at
+ * most), is inconclusive, and its best lowers the level for the next; the
+ * first that stands out, and every one slower, stay bad.
+ */
+static void stand_out(struct noise *nz, struct cand *c, int nc)
+{
+	if (!nz->on)
+		return;
+	qsort(c, (size_t)nc, sizeof(*c), cand_desc);
+	for (int i = 0; i < nc; i++) {
+		double sep = nz->fixed || nz->level < 1.0 / NP_SEP ? 1.0 / NP_SEP : nz->level;
+
+		if (c[i].lo > 0 && c[i].best / c[i].lo > NP_SCATTER)
+			*c[i].why = NP_WHY_SCATTER;
+		else if (c[i].best >= nz->level * sep)
+			*c[i].why = NP_WHY_NOISE;
+		else
+			break;   /* stands out: it and every slower one stay bad */
+		*c[i].verdict = NP_INCONCLUSIVE;
+		if (c[i].best < nz->level) {
+			nz->level = c[i].best;
+			nz->fixed = 0;
+		}
+	}
+}
+
 int np_diagnose(struct np_diag *d, np_measure_fn measure, void *ctx)
 {
 	struct pairlist pl = { 0 }, ll = { 0 };
 	struct np_meas *out = NULL, *lout = NULL;
-	int n = d->n, rc = -1;
+	double *lo = NULL, *llo = NULL;
+	struct noise nz = { 0 };
+	struct cand *c = NULL;
+	int n = d->n, rc = -1, nc = 0;
 
 	if (pass1(d))
 		return -1;
+	c = calloc((size_t)n + (size_t)n * (size_t)(n - 1) / 2, sizeof(*c));
+	if (!c)
+		goto out;
 	/* pass 2a: suspect nodes against known-good partners */
 	if (plan_partners(d, &pl))
 		goto out;
 	out = calloc((size_t)(pl.n ? pl.n : 1), sizeof(*out));
-	if (!out || measure_pairs(d, 1, &pl, measure, ctx, out))
+	lo = calloc((size_t)(pl.n ? pl.n : 1), sizeof(*lo));
+	if (!out || !lo || measure_pairs(d, 1, &pl, measure, ctx, out, lo))
 		goto out;
 	d->retests[0] = measure ? pl.n : 0;
+	for (int i = 0; measure && i < pl.n; i++)
+		note_noise(d, &out[i], lo[i]);
 	for (int x = 0; x < n; x++) {
 		struct np_node *nd = &d->node[x];
 
@@ -455,6 +569,10 @@ int np_diagnose(struct np_diag *d, np_measure_fn measure, void *ctx)
 			nd->pm[k] = orient(&out[i], pl.p[2 * i] != x);
 			nd->pr[k] = judge(d, &nd->pm[k]);
 			nd->fails += nd->pr[k].flags != 0;
+			if (nd->pr[k].uni > nd->best)
+				nd->best = nd->pr[k].uni;
+			if (d->ref_uni > 0 && lo[i] > 0 && (nd->lo == 0 || lo[i] / d->ref_uni < nd->lo))
+				nd->lo = lo[i] / d->ref_uni;
 		}
 		/*
 		 * Cleared by one pass: noise only slows a pair down, so a node that ran
@@ -471,7 +589,20 @@ int np_diagnose(struct np_diag *d, np_measure_fn measure, void *ctx)
 			nd->verdict = NP_BAD;
 		else
 			nd->verdict = NP_OK;
+		/* judged against the noise: a node slow in one-way bandwidth to every partner */
+		if (nd->verdict == NP_BAD && nd->best > 0) {
+			int uni = 1;
+
+			for (int k = 0; k < nd->npartners; k++)
+				uni &= (nd->pr[k].flags & NP_F_UNI) != 0;
+			if (uni)
+				c[nc++] = (struct cand){ nd->best, nd->lo, &nd->verdict, &nd->why };
+		}
 	}
+	/* a node that does not stand out against the noise is not blamed; its links are then
+	 * retested themselves, as a cleared node's */
+	noise_update(d, &nz);
+	stand_out(&nz, c, nc);
 	/* pass 2b: suspect links between cleared nodes, retested themselves */
 	for (int a = 0; a < n; a++)
 		for (int b = a + 1; b < n; b++) {
@@ -483,14 +614,15 @@ int np_diagnose(struct np_diag *d, np_measure_fn measure, void *ctx)
 			if (va == NP_BAD || vb == NP_BAD) {
 				l->verdict = NP_EXPLAINED;
 				l->by = va == NP_BAD && vb == NP_BAD ? -1 : va == NP_BAD ? a : b;
-			} else if (va != NP_OK || vb != NP_OK) {
+			} else if ((va != NP_OK && va != NP_INCONCLUSIVE) || (vb != NP_OK && vb != NP_INCONCLUSIVE)) {
 				l->verdict = NP_AMBIGUOUS;
 			} else if (pairlist_add(&ll, a, b) < 0) {
 				goto out;
 			}
 		}
 	lout = calloc((size_t)(ll.n ? ll.n : 1), sizeof(*lout));
-	if (!lout || measure_pairs(d, 2, &ll, measure, ctx, lout))
+	llo = calloc((size_t)(ll.n ? ll.n : 1), sizeof(*llo));
+	if (!lout || !llo || measure_pairs(d, 2, &ll, measure, ctx, lout, llo))
 		goto out;
 	d->retests[1] = measure ? ll.n : 0;
 	for (int i = 0; i < ll.n; i++) {
@@ -498,26 +630,50 @@ int np_diagnose(struct np_diag *d, np_measure_fn measure, void *ctx)
 
 		l->retested = 1;
 		l->rm = lout[i];
+		l->lo = llo[i];
 		l->rr = judge(d, &l->rm);
 		l->verdict = l->rr.flags ? NP_BAD : NP_TRANSIENT;
+		if (measure)
+			note_noise(d, &lout[i], llo[i]);
 	}
+	nc = 0;
+	for (int i = 0; i < ll.n; i++) {
+		struct np_link *l = np_diag_link(d, ll.p[2 * i], ll.p[2 * i + 1]);
+
+		if (l->verdict == NP_BAD && (l->rr.flags & NP_F_UNI))
+			c[nc++] = (struct cand){ l->rr.uni, l->lo / d->ref_uni, &l->verdict, &l->why };
+	}
+	noise_update(d, &nz);
+	stand_out(&nz, c, nc);
 	for (int x = 0; x < n; x++) {
 		d->bad_nodes += d->node[x].verdict == NP_BAD;
 		d->suspect_nodes += d->node[x].verdict == NP_SUSPECT;
 		d->ambiguous_nodes += d->node[x].verdict == NP_AMBIGUOUS;
+		d->inconclusive_nodes += d->node[x].verdict == NP_INCONCLUSIVE;
 	}
 	for (int i = 0; i < n * (n - 1) / 2; i++) {
 		d->bad_links += d->link[i].verdict == NP_BAD;
 		d->explained_links += d->link[i].verdict == NP_EXPLAINED;
 		d->ambiguous_links += d->link[i].verdict == NP_AMBIGUOUS;
 		d->transient_links += d->link[i].verdict == NP_TRANSIENT;
+		d->inconclusive_links += d->link[i].verdict == NP_INCONCLUSIVE;
 	}
-	if (d->ambiguous_nodes)
+	if (n >= 3 && d->ambiguous_nodes == n)
+		d->note = "no node has a good link: a failed measurement (a busy machine, or the whole "
+			  "network slow), not a diagnosis of every node";
+	else if (d->inconclusive_nodes || d->inconclusive_links)
+		d->note = "some slow nodes or links do not stand out against this run's own noise: "
+			  "named inconclusive, not blamed; measure again on a quiet cluster";
+	else if (d->ambiguous_nodes)
 		d->note = n == 2 ?
 			"2 nodes: a slow pair cannot be split into a node or a link fault "
 			"without a third, known-good node" :
 			"some suspect nodes have no known-good partner (no node with a good "
 			"link) to tell a node fault from a link fault";
+	else if (d->collapsed)
+		d->note = "the reference is below half the links' rate (ref_of_rate): the run was slowed "
+			  "as a whole, so a fault within that is not seen and nothing flagged is no pass; "
+			  "measure again on a quiet cluster";
 	else if (n == 2 && !d->ref_expected)
 		d->note = "2 nodes: the only link is its own reference, so nothing can be "
 			  "flagged; give --pair-expect-gbps to judge it";
@@ -527,5 +683,8 @@ out:
 	free(ll.p);
 	free(out);
 	free(lout);
+	free(lo);
+	free(llo);
+	free(c);
 	return rc;
 }

@@ -455,6 +455,30 @@ static void note_inventory(struct eval *e, const json_t *rec)
 			consistency_note(e->versions, &e->vseen, k, json_string_value(v), host);
 }
 
+/*
+ * A diagnosis that names every node of its run bad (3 or more) is a measurement
+ * that failed, not a diagnosis (docs/netpair.md, "Noise"): files of ccprobe
+ * before 2026-12-04 could say so on a busy machine. Its node entries, noted
+ * before its summary, become inconclusive, so none of them is drained.
+ */
+static int all_nodes_bad(struct eval *e, const json_t *rec)
+{
+	const json_t *bad = json_object_get(rec, "bad_nodes"), *nodes = json_object_get(rec, "nodes"), *d;
+	size_t i;
+
+	if (!json_is_array(bad) || !json_is_number(nodes) || json_number_value(nodes) < 3 ||
+	    (double)json_array_size(bad) != json_number_value(nodes))
+		return 0;
+	json_array_foreach(e->diagnoses, i, d)
+		if (streq(str(d, "subject"), "node") && streq(str(d, "verdict"), "bad") &&
+		    streq(str(d, "probe"), str(rec, "name"))) {
+			json_object_set_new((json_t *)d, "verdict", json_string("inconclusive"));
+			json_object_set_new((json_t *)d, "evidence", json_string(
+				"every node of the run was diagnosed bad: a measurement that failed, not a diagnosis"));
+		}
+	return 0;
+}
+
 static int note_diagnosis(struct eval *e, const json_t *rec)
 {
 	const char *subj = str(rec, "subject"), *v = str(rec, "verdict");
@@ -463,16 +487,26 @@ static int note_diagnosis(struct eval *e, const json_t *rec)
 
 	if (!subj || !v)
 		return 0;
-	/* what names a culprit; explained links and transients add nothing to it */
-	if (!strcmp(subj, "node") && (!strcmp(v, "bad") || !strcmp(v, "suspect") || !strcmp(v, "ambiguous"))) {
+	if (!strcmp(subj, "summary"))
+		return all_nodes_bad(e, rec);
+	/* what names a culprit (or says it cannot); explained links and transients add nothing */
+	if (!strcmp(subj, "node") && (!strcmp(v, "bad") || !strcmp(v, "suspect") || !strcmp(v, "ambiguous") ||
+				      !strcmp(v, "inconclusive"))) {
 		snprintf(name, sizeof(name), "%s", str(rec, "host") ?: "?");
-	} else if (!strcmp(subj, "link") && (!strcmp(v, "bad") || !strcmp(v, "ambiguous"))) {
-		const json_t *r = json_object_get(rec, "ratio");
+	} else if (!strcmp(subj, "link") && (!strcmp(v, "bad") || !strcmp(v, "ambiguous") ||
+					     !strcmp(v, "inconclusive"))) {
+		const json_t *r = json_object_get(rec, "ratio"), *rt = json_object_get(rec, "retest");
 
 		snprintf(name, sizeof(name), "%s-%s", str(rec, "a") ?: "?", str(rec, "b") ?: "?");
+		/* the figures it was judged by, and why it is not blamed (netpair's inconclusive) */
 		if (json_is_number(json_object_get(r, "bw")))
 			snprintf(by, sizeof(by), "one-way bandwidth %.2f of the reference",
 				 json_number_value(json_object_get(r, "bw")));
+		if (json_is_number(json_object_get(rt, "bw")) && strlen(by) < sizeof(by) - 64)
+			snprintf(by + strlen(by), sizeof(by) - strlen(by), ", best retest %.2f",
+				 json_number_value(json_object_get(rt, "bw")));
+		if (str(rec, "reason") && strlen(by) < sizeof(by) - 2)
+			snprintf(by + strlen(by), sizeof(by) - strlen(by), ": %s", str(rec, "reason"));
 		why = by[0] ? by : NULL;
 	} else if (!strcmp(subj, "uplink") && (!strcmp(v, "bad") || !strcmp(v, "ambiguous"))) {
 		/* isolate: "switch uplink leaf2 (node8, node9, ...)": its nodes are not drained */

@@ -30,6 +30,13 @@ t_done() {
 
 t_is_root() { [ "$(id -u)" -eq 0 ]; }
 
+# t_load: the machine's load, measured here (tests/busy.sh: run queue, load average, a short
+# CPU-availability probe), never taken from CCDIAG_TEST_HOG: a CI machine is busy for reasons
+# of its own. Sets T_BUSY (1 busy, 0 quiet) and T_LOAD, what was measured, for the log.
+t_load() {
+	if T_LOAD=$("$T_ROOT/tests/busy.sh"); then T_BUSY=1; else T_BUSY=0; fi
+}
+
 # t_as_nobody CMD...: CMD as the unprivileged user nobody (setpriv, else su)
 t_as_nobody() {
 	if command -v setpriv >/dev/null 2>&1; then

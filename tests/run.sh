@@ -34,11 +34,23 @@ run_suite() {
 	[ -z "${TESTS:-}" ] || [ "$hit" -eq 1 ] || return 0
 	log="$log_dir/$kind-$name.log"
 	t0=$SECONDS
+	# a lane that yields to the others (LANE_NICE) does so only on a quiet machine, measured at
+	# the suite's start (tests/busy.sh): beside another job's busy loops a niced suite gets a
+	# tenth of a core and its deadlines run out (test_soak's hung soak once timed out in its
+	# warm-up, not in the interval it asserts)
+	local nice=() load
+	if [ "${LANE_NICE:-0}" != 0 ]; then
+		if load=$(tests/busy.sh); then
+			echo "$name: $load: not niced" >>"$log_dir/load"
+		else
+			nice=(nice -n "$LANE_NICE")
+		fi
+	fi
 	if [ -x /usr/bin/time ]; then
 		# the CPU seconds of the suite and what it waited for (user sys), for the timeline
-		/usr/bin/time -f '%U %S' -o "$log.cpu" "$@" >"$log" 2>&1
+		"${nice[@]}" /usr/bin/time -f '%U %S' -o "$log.cpu" "$@" >"$log" 2>&1
 	else
-		"$@" >"$log" 2>&1
+		"${nice[@]}" "$@" >"$log" 2>&1
 	fi
 	rc=$?
 	if grep -q '^\[==========\]' "$log"; then
@@ -132,11 +144,12 @@ emu_lane() {
 	done
 }
 
-# The local and waiting lanes run at a lower priority (nice 10, CCDIAG_TEST_LOCAL_NICE) on a quiet
-# machine: the emulated lane is the longer one, and its suites wait on shaped links,
+# The local and waiting lanes' suites run at a lower priority (nice 10, CCDIAG_TEST_LOCAL_NICE)
+# on a quiet machine: the emulated lane is the longer one, and its suites wait on shaped links,
 # ping-pongs and deadlines, so it must get a core the moment it wants one; the local
-# suites fill the rest. Under the CPU hog both lanes keep the hog's own priority: a niced
-# suite beside busy loops would be starved far beyond what another job on a node does.
+# suites fill the rest. On a busy machine (measured at each suite's start, tests/busy.sh; the
+# CPU hog is one) a suite keeps the normal priority: a niced suite beside busy loops would be
+# starved far beyond what another job on a node does.
 if [ "${CCDIAG_TEST_HOG:-0}" = 1 ]; then
 	LOCAL_NICE=${CCDIAG_TEST_LOCAL_NICE:-0}
 else
@@ -147,13 +160,13 @@ lane_pid= wait_pid=
 trap '[ -n "$lane_pid" ] && kill "$lane_pid" 2>/dev/null; [ -n "$wait_pid" ] && kill "$wait_pid" 2>/dev/null; [ ${#hogs[@]} -eq 0 ] || kill "${hogs[@]}" 2>/dev/null' EXIT
 if [ "${CCDIAG_TEST_JOBS:-2}" -gt 1 ]; then
 	(
-		[ "$LOCAL_NICE" = 0 ] || renice -n "$LOCAL_NICE" -p "$BASHPID" >/dev/null
+		LANE_NICE=$LOCAL_NICE
 		local_lane
 	) &
 	lane_pid=$!
 	if [ ${#wait_suites[@]} -gt 0 ]; then
 		(
-			[ "$LOCAL_NICE" = 0 ] || renice -n "$LOCAL_NICE" -p "$BASHPID" >/dev/null
+			LANE_NICE=$LOCAL_NICE
 			# after the unit binaries' build (the local lane's first suite): they may need it
 			while [ ! -e "$log_dir/build-test-bins.result" ] && [ -n "${CCDIAG_TEST_BUILD:-}" ] &&
 				kill -0 "$lane_pid" 2>/dev/null; do

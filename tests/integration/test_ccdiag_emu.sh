@@ -12,15 +12,20 @@ cd "$T_TMP" || exit 1
 # ---- the emulated cluster
 t_emu_suite "emulated cluster runs need root (network namespaces)"
 out=$T_TMP/emu
-# 256 KiB netpair messages (on node2's 100mbit link a 4 MiB one takes 0.34 s a step) and a
-# quarter of a second per collective size (ccdiag's --time-per-size: a phase's own options
-# come after those given after --) keep the run short, as do 200 latency ping-pongs a pair
-# (not judged on a shared kernel; test_netpair.sh says why); what is judged stays the same.
-# 3 hosts: node2's two links slow, node0-node1 healthy. OMPI_MCA_odls_base_sigkill_timeout=0:
-# after the pairs phase's exit 1, mpirun otherwise waits ~4 s before it kills ranks that
-# already left (no signal is sent to this run)
-OMPI_MCA_odls_base_sigkill_timeout=0 "$D" run -p emu-1g --emulated 3 --degrade node2=100mbit -o "$out" --drain-list "$T_TMP/drain" \
-	--time-per-size 0.25 -- --pair-bw-size 256K --pair-iters 200 >"$T_TMP/emu.out" 2>"$T_TMP/emu.err"
+# 64 KiB netpair messages (on node2's 2mbit link one takes 0.26 s) and a quarter of a second
+# per collective size up to 256 KiB (ccdiag's --time-per-size and --max-size: a phase's own
+# options come after those given after --; 256 KiB is emu-1g's bucket, the largest size it
+# names) keep the run short, as do 200 latency ping-pongs a pair (not judged on a shared
+# kernel; test_netpair.sh says why); what is judged stays the same.
+# 3 hosts: node2's two links slow, node0-node1 healthy. node2 at 2mbit, 500 times below the
+# rate: netpair blames only what stands out against the run's own noise (docs/netpair.md),
+# and beside busy loops and other jobs (load 10-14 on 2 cores) the healthy pair read
+# 0.044 Gb/s in a retest, below a 100mbit link's 0.095, and a healthy reading fell to 0.034
+# of the reference: node2 at 100mbit was rightly inconclusive there, at 2mbit it was named.
+# OMPI_MCA_odls_base_sigkill_timeout=0: after the pairs phase's exit 1, mpirun otherwise
+# waits ~4 s before it kills ranks that already left (no signal is sent to this run)
+OMPI_MCA_odls_base_sigkill_timeout=0 "$D" run -p emu-1g --emulated 3 --degrade node2=2mbit -o "$out" --drain-list "$T_TMP/drain" \
+	--time-per-size 0.25 --max-size 256K -- --pair-bw-size 64K --pair-iters 200 >"$T_TMP/emu.out" 2>"$T_TMP/emu.err"
 rc=$?
 t_check "degraded host: exit 1, as ccreport's" [ "$rc" -eq 1 ]
 t_check "degraded host: the report fails netpair_bw on node2's links and the diagnosis names node2" \
@@ -36,7 +41,7 @@ t_check "degraded host: the drain list holds node2 alone, with the failed check 
 		grep -q '^ccdiag: 1 node(s) to drain: node2 ' '$T_TMP/emu.out'"
 t_check "degraded host: the emulated cluster is gone afterwards" bash -c "! '$EMU' status >/dev/null 2>&1"
 # the figure for the note: estimated vs measured (printed, not judged)
-printf 'FIGURE ccdiag emu-1g 3 hosts node2=100mbit: %s\n' "$(grep '^ccdiag: total' "$T_TMP/emu.out")"
+printf 'FIGURE ccdiag emu-1g 3 hosts node2=2mbit: %s\n' "$(grep '^ccdiag: total' "$T_TMP/emu.out")"
 
 # a phase that hangs ends in its timeout record; the next phase runs
 out=$T_TMP/hang

@@ -1,12 +1,15 @@
 #!/bin/bash
 # tests/integration/test_netpair.sh: the netpair probe on an emulated cluster
 # (scripts/emucluster): a healthy 1gbit cluster of 4 hosts blames nothing,
-# and faults fifty times slower than a healthy link (20mbit) are named exactly: one slow
+# and faults 500 times slower than a healthy link (2mbit) are named exactly: one slow
 # node, one slow link between two healthy nodes, two slow nodes at once.
 # Several ranks per host change nothing; a hung rank is named by the watchdog.
 # No speed is asserted (scripts/bench_netpair.sh prints the figures).
 # CCDIAG_TEST_HOG=1 (tests/run.sh starts a busy loop per core beside the
-# suites): 5 healthy runs each of 4 and 6 hosts instead of one of 4.
+# suites): 5 healthy runs each of 4 and 6 hosts instead of one of 4. What a case may
+# say depends on the load measured around it (t_load), never on that variable: on a
+# busy machine a slow healthy node or link may be named inconclusive beside the fault
+# (docs/netpair.md, "Noise"); what is bad is the same either way.
 # Needs root (network namespaces); 1-2 minutes, much more under the hog.
 source "$(dirname "$0")/../lib.sh"
 
@@ -35,10 +38,14 @@ up() {
 probe() {
 	local out=$1 np=$2
 	shift 2
+	t_load
+	BUSY=$T_BUSY LOAD=$T_LOAD
 	"$EMU" mpirun "$@" --mca odls_base_sigkill_timeout 0 -np "$np" "$PROBE" -q -o "$out" netpair \
 		--pair-iters 200 $PROBE_ARGS \
 		>"$out.log" 2>&1
 	RC=$?
+	t_load
+	[ "$BUSY" = 1 ] || { BUSY=$T_BUSY; LOAD=$T_LOAD; }
 }
 
 # q FILE FILTER: jq over the records, compact output
@@ -59,6 +66,23 @@ flagged() {
 		else empty end' "$1" | sort | tr '\n' ' ' | sed 's/ $//'
 }
 
+# as_judged FILE: flagged, less the inconclusive entries when the machine was busy around the
+# run (BUSY, measured by probe): those are named, not blamed, and only noise makes them
+as_judged() {
+	if [ "${BUSY:-0}" = 1 ]; then
+		flagged "$1" | tr ' ' '\n' | grep -v ':inconclusive$' | tr '\n' ' ' | sed 's/ $//'
+	else
+		flagged "$1"
+	fi
+}
+
+# named FILE: what the run named inconclusive, for a passing case's line (the load it saw)
+named() {
+	local n
+	n=$(flagged "$1" | tr ' ' '\n' | grep ':inconclusive$' | tr '\n' ' ' | sed 's/ $//')
+	[ -z "$n" ] || echo " (named inconclusive on a busy machine: $n; $LOAD)"
+}
+
 # blamed FILE: the nodes and links the summary names bad ("" when none)
 blamed() {
 	summary "$1" | jq -r '(.bad_nodes + (.bad_links | map(join("-")))) | join(" ")'
@@ -66,8 +90,9 @@ blamed() {
 
 # evidence FILE: what a failed case judged by, for the log (ccprobe -q prints nothing)
 evidence() {
+	echo "  load around the run: $LOAD"
 	tail -n 5 "$1.log" | sed 's/^/  /'
-	summary "$1" | jq -c '{ref_bw_Gbps, tol, suspect_links_pass1, transient_links, rounds, elapsed_s}' | sed 's/^/  /'
+	summary "$1" | jq -c '{ref_bw_Gbps, tol, noise_floor, ref_of_rate, suspect_links_pass1, transient_links, rounds, elapsed_s}' | sed 's/^/  /'
 	jq -c 'select(.type == "diagnosis" and .subject != "summary") |
 		[.subject, .host // "\(.a)-\(.b)", .verdict, .ratio_bw // .ratio.bw // empty]' "$1" | tr '\n' ' ' | sed 's/^/  /'
 	echo
@@ -163,15 +188,19 @@ else
 fi
 
 # ---------------------------------------------------------------- degraded
-# The faults are 50x: a node or link at 20mbit of 1gbit. With 10x (100mbit) the fault read
+# The faults are 500x: a node or link at 2mbit of 1gbit. With 10x (100mbit) the fault read
 # 0.16-0.38 of the reference under a CPU hog (docs/netpair.md), and once, in make check
 # under the hog with other suites beside it, 0.5 or more: the healthy links read so little
-# that node2 was not named. 128 KiB messages (52 ms each at 20mbit, 4 MiB: 1.7 s) keep a
-# step on such a link near --pair-time: the 4-host case took 14 s with 256 KiB, 10 s with
-# 64 KiB, the 5-host case 19 s with 128 KiB. Under the hog a 20mbit node read 0.065 of the
-# reference with 256 KiB (4 hosts), 0.083 with 128 KiB and 0.095 with 64 KiB (5 hosts: small
-# messages load the CPU more, so the healthy links read less), all far below the 0.5.
-PROBE_ARGS="--pair-bw-size 128K"
+# that node2 was not named. 50x (20mbit) was named under the hog alone (0.065-0.095 of the
+# reference), but with a busy loop per core beside other jobs (load 9-13 on 2 cores) a whole
+# retest stage read healthy pairs at 0.015-0.028 Gb/s, as slow as the 20mbit links, and
+# single healthy readings fell to 0.025 Gb/s: the diagnosis rightly called the fault
+# inconclusive there, as it does not stand out (docs/netpair.md, "Noise"). 2mbit stays 6x
+# below those readings. 64 KiB messages (0.26 s each at 2mbit) keep a step on such a link at
+# a message and its warm-up; small messages load the CPU more, so healthy links read a
+# little less (a 20mbit node read 0.083 of the reference with 128 KiB, 0.095 with 64 KiB).
+FAULT=2mbit
+PROBE_ARGS="--pair-bw-size 64K"
 # check_bad FILE HOST N: HOST and only it is a bad node; its links are explained by it
 check_bad() {
 	local f=$1 host=$2 n=$3 want fl
@@ -183,24 +212,24 @@ check_bad() {
 	done
 	echo "node:$host:bad")
 	want=$(printf '%s\n' "$want" | sort | tr '\n' ' ' | sed 's/ $//')
-	fl=$(flagged "$f")
+	fl=$(as_judged "$f")
 	if [ "$RC" -eq 1 ] && [ "$fl" = "$want" ] &&
 		[ "$(summary "$f" | jq -c .bad_nodes)" = "[\"$host\"]" ] &&
 		[ "$(summary "$f" | jq -c .bad_links)" = "[]" ]; then
-		t_pass "$n hosts, $host at 20mbit: $host named, its partners cleared"
+		t_pass "$n hosts, $host at $FAULT: $host named, its partners cleared$(named "$f")"
 	else
-		t_fail "$n hosts, $host at 20mbit: rc=$RC flagged='$fl' want='$want'"
+		t_fail "$n hosts, $host at $FAULT: rc=$RC flagged='$fl' want='$want'"
 		evidence "$f"
 	fi
 }
 
-if up 4 --degrade node2=20mbit; then
+if up 4 --degrade node2=$FAULT; then
 	f=$T_TMP/degraded4.jsonl
 	probe "$f" 4
 	check_bad "$f" node2 4
-	t_check "links touching node2 (20mbit): rate_GBps 0.0025; the others 0.125" \
+	t_check "links touching node2 ($FAULT): rate_GBps 0.00025; the others 0.125" \
 		every "$f" 'select(.type == "measurement" and .test == "bw_uni") |
-			if .host == "node2" or .peer == "node2" then .rate_GBps == 0.0025
+			if .host == "node2" or .peer == "node2" then .rate_GBps == 0.00025
 			else .rate_GBps == 0.125 end'
 	# below the tolerance the probe judged by (summary.tol), not below a fixed figure: how
 	# far below depends on how fast the healthy links ran on this machine at the time
@@ -210,24 +239,24 @@ if up 4 --degrade node2=20mbit; then
 			.evidence.links_out_of_tolerance == 3 and (.evidence.retests | length) >= 1 and
 			([.evidence.retests[].pass] | any | not) and .ratio_bw < '"${tol:-0}"
 	# printed, not judged: how far the fault stayed below the reference (docs/netpair.md)
-	printf 'FIGURE netpair 4 hosts node2 at 20mbit: %s\n' "$(jq -r -s '(.[] | select(.type == "diagnosis" and .subject == "summary") |
+	printf 'FIGURE netpair 4 hosts node2 at %s: %s\n' "$FAULT" "$(jq -r -s '(.[] | select(.type == "diagnosis" and .subject == "summary") |
 		"reference \(.ref_bw_Gbps * 1000 | round / 1000) Gb/s, ") + (.[] | select(.type == "diagnosis" and .subject == "node" and .host == "node2") |
 		"node2 at \(.ratio_bw * 1000 | round / 1000) of it")' "$f")"
 else
-	t_fail "emucluster up 4 --degrade node2=20mbit"
+	t_fail "emucluster up 4 --degrade node2=$FAULT"
 fi
 
 # one slow link between two healthy nodes: the link is named, neither node
-if up 4 --degrade-link node0-node3=20mbit; then
+if up 4 --degrade-link node0-node3=$FAULT; then
 	f=$T_TMP/badlink4.jsonl
 	probe "$f" 4
-	fl=$(flagged "$f")
+	fl=$(as_judged "$f")
 	if [ "$RC" -eq 1 ] && [ "$fl" = "link:node0-node3:bad" ] &&
 		[ "$(summary "$f" | jq -c .bad_nodes)" = "[]" ] &&
 		[ "$(summary "$f" | jq -c .bad_links)" = '[["node0","node3"]]' ]; then
-		t_pass "4 hosts, link node0-node3 at 20mbit: the link named, both nodes cleared"
+		t_pass "4 hosts, link node0-node3 at $FAULT: the link named, both nodes cleared$(named "$f")"
 	else
-		t_fail "4 hosts, link node0-node3 at 20mbit: rc=$RC flagged='$fl' want='link:node0-node3:bad'"
+		t_fail "4 hosts, link node0-node3 at $FAULT: rc=$RC flagged='$fl' want='link:node0-node3:bad'"
 		evidence "$f"
 	fi
 	tol=$(summary "$f" | jq -r '.tol')
@@ -235,30 +264,30 @@ if up 4 --degrade-link node0-node3=20mbit; then
 		every "$f" 'select(.type == "diagnosis" and .subject == "link" and .a == "node0" and .b == "node3") |
 			.retest.out_of_tolerance == ["bw_uni"] and .retest.bw < '"${tol:-0}"
 else
-	t_fail "emucluster up 4 --degrade-link node0-node3=20mbit"
+	t_fail "emucluster up 4 --degrade-link node0-node3=$FAULT"
 fi
 
 # two slow nodes at once (2 of 5): both named, every link they touch explained
-if up 5 --degrade node1=20mbit --degrade node3=20mbit; then
+if up 5 --degrade node1=$FAULT --degrade node3=$FAULT; then
 	f=$T_TMP/degraded5.jsonl
 	probe "$f" 5
-	fl=$(flagged "$f")
+	fl=$(as_judged "$f")
 	want="link:node0-node1:explained link:node0-node3:explained link:node1-node2:explained"
 	want+=" link:node1-node3:explained link:node1-node4:explained link:node2-node3:explained"
 	want+=" link:node3-node4:explained node:node1:bad node:node3:bad"
 	if [ "$RC" -eq 1 ] && [ "$fl" = "$want" ] &&
 		[ "$(summary "$f" | jq -c .bad_nodes)" = '["node1","node3"]' ] &&
 		[ "$(summary "$f" | jq -c .bad_links)" = "[]" ]; then
-		t_pass "5 hosts, node1 and node3 at 20mbit: both named, the healthy three cleared"
+		t_pass "5 hosts, node1 and node3 at $FAULT: both named, the healthy three cleared$(named "$f")"
 	else
-		t_fail "5 hosts, node1 and node3 at 20mbit: rc=$RC flagged='$fl' want='$want'"
+		t_fail "5 hosts, node1 and node3 at $FAULT: rc=$RC flagged='$fl' want='$want'"
 		evidence "$f"
 	fi
 	t_check "the link between the two slow nodes is explained by both" \
 		every "$f" 'select(.type == "diagnosis" and .subject == "link" and .a == "node1" and .b == "node3") |
 			.by == ["node1", "node3"]'
 else
-	t_fail "emucluster up 5 --degrade node1=20mbit --degrade node3=20mbit"
+	t_fail "emucluster up 5 --degrade node1=$FAULT --degrade node3=$FAULT"
 fi
 
 "$EMU" down >/dev/null 2>&1

@@ -109,6 +109,18 @@ t_check "a skipped probe makes its required criteria incomplete, never pass" \
 	"$s/incomplete-skip.json"
 t_check "a run without its end record is incomplete" \
 	jq -e '.verdict == "incomplete" and .inputs[0].end == "missing"' "$s/incomplete-noend.json"
+# a netpair diagnosis naming every node bad (ccprobe before 2026-12-04, on a busy machine) is a
+# measurement that failed: its nodes are inconclusive and none is drained; an inconclusive node
+# or link (a slow one within the run's noise) is named with its figures and reason, never drained
+t_check "every node diagnosed bad: all four inconclusive, said so, the drain list empty" \
+	jq -e '([.diagnoses[] | select(.subject == "node") | .verdict] == ["inconclusive","inconclusive","inconclusive","inconclusive"]) and
+		all(.diagnoses[]; .evidence | test("measurement that failed")) and (.decision.drain == [])' "$s/netpair-all-bad.json"
+t_check "an inconclusive node and link: named with figures and reason, only the bad node drained" \
+	jq -e '(.decision.drain | map(.node)) == ["node2"] and
+		any(.diagnoses[]; .element == "node1" and .verdict == "inconclusive" and (.evidence | test("best at 0.240 .*own noise"))) and
+		any(.diagnoses[]; .element == "node0-node1" and .verdict == "inconclusive" and
+			(.evidence | test("^one-way bandwidth 0.[0-9]+ of the reference, best retest 0.24: within the run.s own noise$")))' \
+	"$s/netpair-inconclusive.json"
 t_check "a run that timed out is incomplete and names the rank that never started" \
 	jq -e '.verdict == "incomplete" and .inputs[0].end == "timeout" and
 		any(.problems[]; test("never started: rank 2 on vm"))' "$s/incomplete-timeout.json"

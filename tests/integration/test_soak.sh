@@ -20,15 +20,22 @@ t_check "--soak with --scale: exit 2" bash -c "[ $? -eq 2 ] && grep -q 'cannot b
 "$P" --soak 1 --soak-interval 2 all_reduce >/dev/null 2>"$T_TMP/u.err"
 t_check "--soak-interval longer than the soak: exit 2" bash -c "[ $? -eq 2 ] && grep -q 'longer than the --soak' '$T_TMP/u.err'"
 
-# a rank that hangs before its first interval: the watchdog's timeout names it and its host
+# a rank that hangs before its first interval: the watchdog's timeout names it and its host.
+# The deadline (--timeout) also bounds the backend's start and the warm-up before it: 10 s,
+# so that only the hang can run it out on a busy machine (3 s missed the interval's record once)
 f=$T_TMP/hang.jsonl
 CCPROBE_FAULT=hang:1 mpirun --oversubscribe -np 2 -x CCPROBE_FAULT "$P" -q --soak 20 --soak-interval 0.2 \
-	-e 64K --timeout 3 -o "$f" all_reduce >"$f.log" 2>&1
+	-e 64K --timeout 10 -o "$f" all_reduce >"$f.log" 2>&1
 rc=$?
 t_check "hung soak: exit 4, a timeout record for the soak's interval naming rank 1 on $(hostname) as never started" \
 	jq -e -s --arg h "$(hostname)" --argjson rc "$rc" '$rc == 4 and ([.[] | select(.type == "timeout")] | length == 1) and
 		(.[] | select(.type == "timeout") | (.name | test("^soak all_reduce float sum 65536 B interval 0$")) and
 			.kind == "soak" and .not_started == [{"rank": 1, "host": $h}])' "$f"
+jq -e -s 'map(select(.type == "timeout")) | length == 1' "$f" >/dev/null 2>&1 || {
+	t_load
+	echo "  exit $rc; $T_LOAD; records: $(jq -c 'select(.type != "measurement")' "$f" 2>&1 | head -c 1200)"
+	tail -n 8 "$f.log" | sed 's/^/  /'
+}
 
 # a collective soaks 3 intervals at least (the fewest ccreport judges), even when the
 # duration holds one: a loaded host once ended 3 s of 0.25 s intervals after 2

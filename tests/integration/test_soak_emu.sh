@@ -76,6 +76,17 @@ if [ "$prc" -ne 0 ]; then # what stopped it, for the log (all_reduce's soak hung
 	tail -n 15 "$f.log" | sed 's/^/  /'
 fi
 
+# a soak shorter than a sweep still gives every link the samples ccreport judges (3): two sweeps
+# at least, both ways each. A 3 s soak shared by netpair and all_reduce (the ccdiag case above)
+# once ended after its first sweep, which a busy moment had made longer than its 1.5 s: 2
+# samples a link, "fewer than 3 intervals", netpair_soak not judged
+f=$T_TMP/short.jsonl
+"$EMU" mpirun -np 3 "$P" -q --soak 0.2 --soak-interval 0.2 -o "$f" netpair >"$f.log" 2>&1
+prc=$?
+t_check "a netpair soak shorter than one sweep: exit 0 (was $prc), 2 sweeps, every link sampled 4 times" \
+	bash -c "[ $prc -eq 0 ] && jq -e -s '[.[] | select(.kind == \"soak\")] | (map(.sweep) | max) == 1 and
+		(group_by(.element) | length == 3 and all(length == 4))' '$f' >/dev/null"
+
 # a flap: node0-node1 at 5mbit, a two-hundredth of its rate, from before the soak starts
 # until its sample of sweep 1 is in, i.e. for sweeps 0 and 1 (the records stream, so the
 # watcher follows them). Slowed before the start, the flap cannot begin late: a watcher that
