@@ -61,6 +61,44 @@ static int link_end_drained(const char *element, const char *bad[], size_t nbad,
 	return 0;
 }
 
+/* a node, link, rail pair or uplink to check; a second reason for one element joins the first */
+static void check_add(json_t *check, const char *element, const char *what, const char *why)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(check, i, c)
+		if (!strcmp(j_str(c, "element"), element)) {
+			char *both;
+
+			if (asprintf(&both, "%s; %s", j_str(c, "reason"), why) >= 0) {
+				json_object_set_new(c, "reason", json_string(both));
+				free(both);
+			}
+			return;
+		}
+	json_array_append_new(check, json_pack("{s:s, s:s, s:s}", "element", element, "what", what, "reason", why));
+}
+
+/*
+ * A diagnosis that is not "node bad" (docs/netpair.md): an inconclusive, ambiguous
+ * or suspect node or link, a bad link, a switch uplink. It names what to check and
+ * why; it never drains a node (the evidence does not single one out).
+ */
+static void check_diagnosis(json_t *check, const json_t *v)
+{
+	const char *subj = j_str(v, "subject"), *verdict = j_str(v, "verdict");
+	char why[1024];
+	int unsure = strcmp(verdict, "bad") != 0;
+
+	snprintf(why, sizeof(why), "%s diagnosis: %s %s%s%s%s", j_str(v, "probe"), subj, verdict,
+		 *j_str(v, "evidence") ? ": " : "", j_str(v, "evidence"),
+		 unsure ? "; not drained: the evidence does not single it out, measure it again (`ccprobe "
+			  "netpair` on these hosts, on a quiet cluster)" : "");
+	check_add(check, j_str(v, "element"), !strcmp(subj, "node") || !strcmp(subj, "link") ? subj :
+		  !strcmp(subj, "uplink") ? "switch uplink" : "network", why);
+}
+
 static int in(const char *s, const char *const *set)
 {
 	for (; *set; set++)
@@ -187,6 +225,10 @@ json_t *decision_build(const json_t *s)
 			if (nbad < sizeof(bad) / sizeof(bad[0]))
 				bad[nbad++] = j_str(v, "element");
 		}
+	/* the rest (inconclusive nodes and links above all) are checked, never drained */
+	json_array_foreach(j_arr(s, "diagnoses"), i, v)
+		if (strcmp(j_str(v, "subject"), "node") || strcmp(j_str(v, "verdict"), "bad"))
+			check_diagnosis(check, v);
 	json_array_foreach(j_arr(s, "criteria"), i, c) {
 		const char *verdict = j_str(c, "verdict"), *scope = j_str(c, "scope");
 		int fail = !strcmp(verdict, "fail");
@@ -223,9 +265,7 @@ json_t *decision_build(const json_t *s)
 								      host, sizeof(host)))
 				blame(drain, host, why);
 			else if (in(scope, links))
-				json_array_append_new(check, json_pack("{s:s, s:s, s:s}", "element",
-					j_str(fl, "element"), "what", !strcmp(scope, "link") ? "link" : "rail pair",
-					"reason", why));
+				check_add(check, j_str(fl, "element"), !strcmp(scope, "link") ? "link" : "rail pair", why);
 		}
 	}
 	drain_reasons(drain);

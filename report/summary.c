@@ -530,7 +530,7 @@ static void decision_print(const json_t *d, FILE *f)
 	}
 	json_array_foreach(json_object_get(d, "check"), i, v) {
 		if (i == 10) {
-			fprintf(f, "  ... and %zu more links or rail pairs to check\n",
+			fprintf(f, "  ... and %zu more nodes, links or rail pairs to check\n",
 				json_array_size(json_object_get(d, "check")) - i);
 			break;
 		}

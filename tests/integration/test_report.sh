@@ -112,11 +112,14 @@ t_check "a run without its end record is incomplete" \
 # a netpair diagnosis naming every node bad (ccprobe before 2026-12-04, on a busy machine) is a
 # measurement that failed: its nodes are inconclusive and none is drained; an inconclusive node
 # or link (a slow one within the run's noise) is named with its figures and reason, never drained
-t_check "every node diagnosed bad: all four inconclusive, said so, the drain list empty" \
+t_check "every node diagnosed bad: all four inconclusive, said so, the drain list empty, each node to check" \
 	jq -e '([.diagnoses[] | select(.subject == "node") | .verdict] == ["inconclusive","inconclusive","inconclusive","inconclusive"]) and
-		all(.diagnoses[]; .evidence | test("measurement that failed")) and (.decision.drain == [])' "$s/netpair-all-bad.json"
+		all(.diagnoses[]; .evidence | test("measurement that failed")) and (.decision.drain == []) and
+		([.decision.check[] | select(.what == "node") | .element] | length == 4)' "$s/netpair-all-bad.json"
 t_check "an inconclusive node and link: named with figures and reason, only the bad node drained" \
 	jq -e '(.decision.drain | map(.node)) == ["node2"] and
+		(.decision.check | map(.what + " " + .element)) == ["node node1", "link node0-node1"] and
+		all(.decision.check[]; .reason | test("inconclusive: .*; not drained: .*ccprobe netpair")) and
 		any(.diagnoses[]; .element == "node1" and .verdict == "inconclusive" and (.evidence | test("best at 0.240 .*own noise"))) and
 		any(.diagnoses[]; .element == "node0-node1" and .verdict == "inconclusive" and
 			(.evidence | test("^one-way bandwidth 0.[0-9]+ of the reference, best retest 0.24: within the run.s own noise$")))' \
