@@ -326,8 +326,9 @@ static void judge_scaling(struct crit_state *cs, const struct group *g, int ng)
 		}
 	}
 	if (!matched)
-		why_none(cs, "no --scale records of %s%s%s (ccprobe --scale)", c->collective,
-			 c->backend ? " " : "", c->backend ?: "");
+		why_none(cs, "no --scale records of %s%s%s; fix: run `ccprobe --scale%s%s %s` on 2 or more "
+			 "nodes (`ccdiag run -p PROFILE` plans it)", c->collective, c->backend ? " " : "",
+			 c->backend ?: "", c->backend ? " -B " : "", c->backend ?: "", c->collective);
 }
 
 static void build_scaling(struct eval *e)
@@ -795,9 +796,12 @@ static void judge_comm(struct crit_state *cs, const json_t *est)
 	const json_t *o = json_object_get(est, "outputs");
 
 	if (json_is_null(est))
-		why_none(cs, "no workload given (profile [workload] or --workload KEY=VALUE): no estimate");
+		why_none(cs, "no workload given: no estimate; fix: give one (the profile's [workload], or "
+			 "ccreport --workload KEY=VALUE, docs/estimate.md)");
 	else if (!json_is_true(json_object_get(est, "made")))
-		why_none(cs, "no estimate: %s", s_of(est, "reason") ?: "?");
+		why_none(cs, "no estimate: %s; fix: measure the all_reduce it reads on every node (`ccprobe "
+			 "-B BACKEND all_reduce`, the workload's backend; docs/estimate.md, \"How ccreport fills "
+			 "the inputs\") and judge again", s_of(est, "reason") ?: "?");
 	else {
 		eval_add_value(cs, "estimate", 100 * n_of(o, "comm_fraction"));
 		if (s_of(est, "extrapolated") && !cs->caveat)
