@@ -1311,6 +1311,12 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "drain-list"))
 		return drain_list_command(argc, argv);
+	/* every command's --help is the usage (exit 0), as ccdiag --help */
+	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage_text, stdout);
+			return 0;
+		}
 	if (!strcmp(argv[1], "sign"))
 		return sign_command(argc, argv);
 	if (!strcmp(argv[1], "verify"))

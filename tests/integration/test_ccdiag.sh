@@ -149,7 +149,7 @@ bad() { # bad DESC PATTERN ARGS...
 bad "unknown profile" "profile 'nosuch' not found" -p nosuch
 bad "unknown profile: the line lists the shipped profiles" \
 	"; the profiles found: a100-sxm-8x-hdr200, emu-1g, h100-sxm-8x-ndr400, h200-sxm-8x-ndr400" -p nosuch
-for cmd in run quick; do
+for cmd in run quick spot-check sign verify drain-list; do
 	"$D" $cmd --help >"$T_TMP/help.out" 2>"$T_TMP/help.err"
 	rc=$?
 	t_check "ccdiag $cmd --help: exit 0, the usage on stdout, nothing on stderr" \
