@@ -253,7 +253,7 @@ else
 	for try in 1 2 3; do # retries: a loaded machine can starve a 2 s sample
 		timeout 10 "$EMU" exec node1 "$PY" "$T_ROOT/scripts/tput.py" server 198.18.0.2 $((5300 + try)) 6 >"$T_TMP/tput" 2>"$T_TMP/tput.err" &
 		spid=$!
-		for _ in 1 2 3 4 5 6 7 8 9 10; do # wait (bounded) for the listener
+		for _ in $(seq 30); do # wait (bounded) for the listener; the client retries 5 s too
 			"$EMU" exec node1 ss -Hltn "sport = :$((5300 + try))" 2>/dev/null | grep -q . && break
 			sleep 0.1
 		done

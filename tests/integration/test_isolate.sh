@@ -1,6 +1,6 @@
 #!/bin/bash
 # tests/integration/test_isolate.sh: ccprobe isolate (docs/isolation.md) on an emulated
-# cluster of 6 hosts, node4 fifty times slower (20mbit of 1gbit): group testing names
+# cluster of 6 hosts, node4 five hundred times slower (2mbit of 1gbit): group testing names
 # node4 and no other host, in the rounds the planner predicts for that cluster
 # (build/tests/bench_isolate predict), with groups of ceil(sqrt(6)) = 3 in host order and
 # with two leaves from a topology file; the topology is in the results header, every
@@ -28,8 +28,8 @@ else
 	t_fail "a bad topology file: rc=$rc: $out"
 fi
 
-# iso FILE [args...]: isolate on the 6 hosts, 256 KiB tests (52 ms at 1gbit... 0.1 s at
-# 20mbit a step), exit code in $RC
+# iso FILE [args...]: isolate on the 6 hosts, 256 KiB tests (52 ms at 1gbit... ~1.4 s at
+# 2mbit a step), exit code in $RC
 iso() {
 	local out=$1
 	shift
@@ -49,7 +49,7 @@ evidence() {
 	summary "$1" | sed 's/^/  /'
 }
 
-if "$EMU" up 6 --rate 1gbit --degrade node4=20mbit >"$T_TMP/up.log" 2>&1; then
+if "$EMU" up 6 --rate 1gbit --degrade node4=2mbit >"$T_TMP/up.log" 2>&1; then
 	read -r want_rounds want_tests < <("$PREDICT" predict 6 3 4)
 	f=$T_TMP/iso.jsonl
 	iso "$f"
@@ -57,9 +57,9 @@ if "$EMU" up 6 --rate 1gbit --degrade node4=20mbit >"$T_TMP/up.log" 2>&1; then
 	if [ "$RC" -eq 1 ] && [ "$(named "$f")" = "node:node4" ] &&
 		[ "$(jq -r .rounds <<<"$s")" = "$want_rounds" ] &&
 		[ "$(jq -r .tests <<<"$s")" = "$want_tests" ]; then
-		t_pass "node4 at 20mbit: named alone, in the $want_rounds rounds and $want_tests tests predicted"
+		t_pass "node4 at 2mbit: named alone, in the $want_rounds rounds and $want_tests tests predicted"
 	else
-		t_fail "node4 at 20mbit: rc=$RC named='$(named "$f")' summary=$s (predicted $want_rounds rounds, $want_tests tests)"
+		t_fail "node4 at 2mbit: rc=$RC named='$(named "$f")' summary=$s (predicted $want_rounds rounds, $want_tests tests)"
 		evidence "$f"
 	fi
 	t_check "the header records the groups (none: groups of 3 in host order)" \
@@ -98,7 +98,7 @@ if "$EMU" up 6 --rate 1gbit --degrade node4=20mbit >"$T_TMP/up.log" 2>&1; then
 	fi
 else
 	cat "$T_TMP/up.log"
-	t_fail "emucluster up 6 --degrade node4=20mbit"
+	t_fail "emucluster up 6 --degrade node4=2mbit"
 fi
 
 "$EMU" down >/dev/null 2>&1
