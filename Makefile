@@ -119,7 +119,7 @@ FUZZ_SECONDS ?= 60
 FAKE_SRC := $(wildcard tests/fakes/fake*.c)
 FAKE_LIB := $(if $(filter yes,$(have_cuda)),$(B)/tests/libfakecuda.so)
 
-.PHONY: all test-bins check check-loaded demo install man deb clean deps features bench bench-net fuzz asan bench-report bench-compare bench-ccdiag bench-isolate docs-examples
+.PHONY: all test-bins check check-loaded demo install man deb clean deps features bench bench-net fuzz asan bench-report bench-compare bench-ccdiag bench-isolate bench-train docs-examples
 all: features $(B)/ccprobe $(B)/ccreport $(B)/ccdiag
 
 features:
@@ -268,6 +268,10 @@ bench: all
 # the emulated links as a fraction of their shaped rate (root): what the tests no longer assert
 bench-net: all
 	@scripts/bench_links.sh
+
+# the estimate against measured training steps on 4 emulated hosts (root): two shapes, twice
+bench-train: all
+	@scripts/bench_train.sh
 
 # ccdiag's plan model: the h100 plan at 2..1024 nodes; as root, estimate vs wall time
 bench-ccdiag: all

@@ -42,6 +42,10 @@ struct backend {
 	/* May be NULL; a non-NULL answer goes in each record's "transport" ("fake":
 	 * a test double ran it, and ccreport never judges the figures) */
 	const char *(*transport)(void);
+	/* May be NULL. Device backends: the stream the collectives run on (a cudaStream_t), for
+	 * a probe that orders its own GPU work with them (trainstep: each bucket's all_reduce
+	 * waits for the event of its gradients); valid between init and fini */
+	void *(*stream)(void);
 };
 
 /* The only list of backends, NULL-terminated. */

@@ -408,9 +408,15 @@ static const char *nccl_error(void)
 	return nc.err;
 }
 
+static void *nccl_stream(void)
+{
+	return nc.stream;
+}
+
 const struct backend backend_nccl = {
 	.name = "nccl",
 	.memory = "device",
+	.stream = nccl_stream,
 	.init = nccl_init,
 	.fini = nccl_fini,
 	.supports = nccl_supports,

@@ -25,6 +25,7 @@ static struct {
 	MPI_Comm comm;           /* private communicator for done messages */
 	/* the armed measurement */
 	int armed, seq;
+	int done_seq;            /* the last measurement this rank said it finished (watchdog_done) */
 	double deadline;
 	double armed_s;          /* the armed measurement's own deadline in seconds (watchdog_arm_for) */
 	char what[256];
@@ -271,15 +272,33 @@ void watchdog_arm_for(const char *what, json_t *detail, double seconds)
 		report_progress(2 * seq);
 }
 
+/* this rank finished the armed measurement: rank 0 learns it (once per measurement) */
+static void say_done(void)
+{
+	int seq, told;
+
+	pthread_mutex_lock(&wd.lock);
+	seq = wd.seq;
+	told = wd.done_seq == seq;
+	wd.done_seq = seq;
+	if (wd.tracking && wd.mpi->rank == 0)
+		wd.last_done[0] = seq;
+	pthread_mutex_unlock(&wd.lock);
+	if (wd.tracking && wd.mpi->rank != 0 && !told)
+		report_progress(2 * seq + 1);
+}
+
+void watchdog_done(void)
+{
+	say_done();
+}
+
 void watchdog_disarm(void)
 {
+	say_done();
 	pthread_mutex_lock(&wd.lock);
 	wd.armed = 0;
-	if (wd.tracking && wd.mpi->rank == 0)
-		wd.last_done[0] = wd.seq;
 	pthread_mutex_unlock(&wd.lock);
-	if (wd.tracking && wd.mpi->rank != 0)
-		report_progress(2 * wd.seq + 1);
 }
 
 void watchdog_members(const char *member)

@@ -42,6 +42,14 @@ void watchdog_arm_for(const char *what, json_t *detail, double seconds);
 
 /* This rank finished the armed measurement. */
 void watchdog_disarm(void);
+/*
+ * This rank finished its part of the armed measurement but the deadline
+ * stays armed until watchdog_disarm: for a measurement whose ranks end at
+ * different times and then wait for each other (trainstep's step, then the
+ * agreement on it), so that a rank hung in its part is named as not done
+ * while rank 0, waiting for it, still fires at the deadline.
+ */
+void watchdog_done(void);
 
 /*
  * Says which world ranks take part in the measurements that follow (member

@@ -74,6 +74,10 @@ static const char usage_text[] =
 "  -q, --quiet              no progress lines (the plan, phase lines and verdict stay)\n"
 "      --nonce VALUE        a value the customer chose (1-128 letters, digits, ._:+/=-):\n"
 "                           into every phase's header and DIR/MANIFEST\n"
+"A profile with a [workload] gets two train phases last: ccprobe trainstep and the\n"
+"framework's step (workloads/torch_step.py, PyTorch DDP) on the workload's shape, run by\n"
+"the first python3 that imports torch (CCDIAG_PYTHON to choose); without it the train\n"
+"phase is recorded not run, with the reason. Under --soak each steps for DURATION / 4.\n"
 "Launch (one of; default: inside Slurm when SLURM_JOB_ID is set, else this host):\n"
 "  -H, --host LIST          hosts a,b,c through mpirun (each must answer first)\n"
 "      --hosts FILE         hosts, one per line (# comments)\n"
@@ -144,13 +148,16 @@ static struct {
 	struct strv only;        /* the hosts a spot-check launch runs on (empty: the job's) */
 	const char *hosts, *hostfile;
 	struct strv emu_args, extra, hostlist;
-	char *ccprobe, *ccreport, *emucluster;
+	char *ccprobe, *ccreport, *emucluster, *workload_script;
+	char *python;            /* the interpreter that imports torch on every host (the train phase) */
+	char *framework_why;     /* or why there is none */
+	int framework;           /* 1 present, 0 absent, -1 not checked yet */
 	enum plan_launch launch;
 	int nodes;
 	char *quick_profile;     /* ccdiag quick's copy of the profile (a temporary file) */
 	int emu_up;
 	char *emu_log;
-} g = { .tps = "2", .budget = -1, .spot_k = 2, .spot_tol = 0.3 };
+} g = { .tps = "2", .budget = -1, .spot_k = 2, .spot_tol = 0.3, .framework = -1 };
 
 static volatile sig_atomic_t interrupted, term_sent;
 static volatile pid_t child;
@@ -503,7 +510,7 @@ static char *quick_profile(const char *path, const struct strv *keep)
 static void not_run(const struct plan *pl, int k, const char *path, const char *why)
 {
 	const struct plan_phase *ph = &pl->ph[k];
-	static const char *const kinds[] = { "probe", "collective", "soak" };
+	static const char *const kinds[] = { "probe", "collective", "soak", "probe" };  /* by plan_kind */
 	char t[32], *r;
 	time_t ts = now();
 	FILE *f;
@@ -545,7 +552,7 @@ static void not_run(const struct plan *pl, int k, const char *path, const char *
 	say("phase %d/%d %s: not run: %s", k + 1, pl->nph, ph->name, why);
 }
 
-/* a phase's ccprobe options: the plan's, then --nonce */
+/* a phase's ccprobe (or torch_step.py) options: the plan's, then --nonce */
 static void phase_args(const struct plan *pl, int k, struct strv *args)
 {
 	plan_args(pl, k, pl->level, args);
@@ -767,6 +774,20 @@ static void find_binaries(void)
 		free(g.ccreport);
 		g.ccreport = xasprintf("%s/ccreport", bin);
 	}
+	{
+		const char *const rel[] = { "../workloads/torch_step.py", "../share/ccdiag/workloads/torch_step.py",
+					    NULL };
+
+		if (env("CCDIAG_WORKLOAD"))
+			g.workload_script = xstrdup(env("CCDIAG_WORKLOAD"));
+		for (int i = 0; rel[i] && !g.workload_script; i++) {
+			char *p = xasprintf("%s/%s", bin, rel[i]), real[PATH_MAX];
+
+			if (!access(p, R_OK) && realpath(p, real))
+				g.workload_script = xstrdup(real);
+			free(p);
+		}
+	}
 	if (env("EMUCLUSTER")) {
 		g.emucluster = xstrdup(env("EMUCLUSTER"));
 	} else {
@@ -943,6 +964,164 @@ out:
 	strv_free(&refused);
 }
 
+/* ------------------------------------------------------------------ the framework */
+/*
+ * The interpreters tried, in order: CCDIAG_PYTHON alone when set; else every python3 on
+ * PATH (the first may be a pyenv shim without torch), then the system's.
+ */
+static void add_unique_str(struct strv *s, const char *str)
+{
+	if (strv_find(s, str) < 0)
+		strv_add(s, str);
+}
+
+static void python_candidates(struct strv *c)
+{
+	const char *path = env("PATH") ?: "/usr/bin:/bin";
+	struct strv dirs = { 0 };
+
+	if (env("CCDIAG_PYTHON")) {
+		strv_add(c, env("CCDIAG_PYTHON"));
+		return;
+	}
+	strv_split(&dirs, path, ':');
+	for (int i = 0; i < dirs.n; i++) {
+		char *p;
+
+		if (!*dirs.v[i] || dirs.v[i][0] != '/')
+			continue;
+		p = xasprintf("%s/python3", dirs.v[i]);
+		if (!access(p, X_OK))
+			add_unique_str(c, p);
+		free(p);
+	}
+	strv_free(&dirs);
+	add_unique_str(c, "/usr/bin/python3");
+	add_unique_str(c, "/usr/local/bin/python3");
+}
+
+#define TORCH_CHECK "import torch, torch.distributed as d; assert d.is_available(); print(torch.__version__)"
+
+/*
+ * On this host (the emulated hosts share its files): the first candidate that imports
+ * torch with torch.distributed. Sets g.python, or g.framework_why.
+ */
+static void framework_local(void)
+{
+	struct strv c = { 0 };
+	char *tried;
+
+	python_candidates(&c);
+	for (int i = 0; i < c.n && !g.python; i++) {
+		char *argv[] = { c.v[i], "-c", TORCH_CHECK, NULL }, *out = NULL;
+
+		if (spawn_capture(argv, &out, NULL, 120) == 0)
+			g.python = xstrdup(c.v[i]);
+		free(out);
+	}
+	tried = strv_join(&c, ", ");
+	g.framework = g.python ? 1 : 0;
+	if (!g.python)
+		g.framework_why = xasprintf("the framework is not present: no python3 imports torch with "
+					    "torch.distributed on this host (tried %s; Debian: apt-get install "
+					    "python3-torch)", tried);
+	free(tried);
+	strv_free(&c);
+}
+
+/*
+ * On every host through the launcher (one rank per node): the first candidate that
+ * imports torch there; the interpreter must be the same path on every host.
+ */
+static void framework_hosts(void)
+{
+	struct strv c = { 0 }, cmd = { 0 };
+	char *script, *tried, *out = NULL, *save = NULL, *mine = NULL, *none = NULL;
+	int rc, hosts = 0;
+
+	python_candidates(&c);
+	tried = strv_join(&c, " ");
+	script = xasprintf("for p in %s; do if [ -x \"$p\" ] && \"$p\" -c '%s' >/dev/null 2>&1; then "
+			   "echo \"ok $(hostname) $p\"; exit 0; fi; done; echo \"none $(hostname)\"", tried,
+			   TORCH_CHECK);
+	launcher(1, &cmd);
+	strv_add(&cmd, "/bin/sh");
+	strv_add(&cmd, "-c");
+	strv_add(&cmd, script);
+	rc = spawn_capture(cmd.v, &out, NULL, 300);
+	for (char *l = out ? strtok_r(out, "\n", &save) : NULL; l; l = strtok_r(NULL, "\n", &save)) {
+		char w[8], h[256], p[PATH_MAX];
+		int k = sscanf(l, "%7s %255s %4095s", w, h, p);
+
+		if (k >= 2 && !strcmp(w, "none") && !none)
+			none = xstrdup(h);
+		else if (k == 3 && !strcmp(w, "ok")) {
+			hosts++;
+			if (!mine)
+				mine = xstrdup(p);
+			else if (strcmp(mine, p) && !none)
+				none = xasprintf("%s (it imports torch with %s, another host with %s)", h, p, mine);
+		}
+	}
+	if (rc == 0 && !none && hosts >= g.nodes && mine) {
+		g.python = mine;
+		g.framework = 1;
+	} else {
+		g.framework = 0;
+		g.framework_why = none ? xasprintf("the framework is not present on %s: no python3 there imports "
+						   "torch with torch.distributed (tried %s)", none, tried) :
+			xasprintf("cannot tell whether the hosts have the framework: the check through the "
+				  "launcher answered for %d of %d host(s) (exit %d)", hosts, g.nodes, rc);
+		free(mine);
+	}
+	free(none);
+	free(out);
+	free(script);
+	free(tried);
+	strv_free(&cmd);
+	strv_free(&c);
+}
+
+/* the framework phase's command: the launcher, the interpreter, the script, its options */
+static void framework_cmd(const struct plan *pl, int k, const char *python, const char *f, struct strv *cmd)
+{
+	const struct plan_phase *ph = &pl->ph[k];
+	struct strv args = { 0 };
+	const char *master = "127.0.0.1";
+	char *first = NULL;
+
+	switch (g.launch) {
+	case PLAN_EMULATED:
+		master = "node0";
+		break;
+	case PLAN_MPIRUN:
+		master = g.hostlist.v[0];
+		break;
+	case PLAN_SRUN: {
+		char *argv[] = { "scontrol", "show", "hostnames", NULL };
+
+		if (spawn_capture(argv, &first, NULL, 20) == 0 && first && *first) {
+			first[strcspn(first, "\n")] = '\0';
+			master = first;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	launcher(ph->rpn, cmd);
+	strv_add(cmd, python);
+	strv_add(cmd, g.workload_script ? g.workload_script : "workloads/torch_step.py");
+	phase_args(pl, k, &args);
+	strv_addv(cmd, &args);
+	strv_add(cmd, "--master");
+	strv_add(cmd, master);
+	strv_add(cmd, "-o");
+	strv_add(cmd, f);
+	strv_free(&args);
+	free(first);
+}
+
 /* ------------------------------------------------------------------ run */
 struct phase_run {
 	const struct plan *pl;
@@ -1034,16 +1213,31 @@ static void run_phase(const struct plan *pl, int k, const double *ests, time_t t
 		goto out;
 	}
 	if (ph->skipped) {
-		not_run(pl, k, f, "no --storage-dir given (the filesystem to test)");
+		not_run(pl, k, f, ph->skip_why);
 		goto out;
 	}
-	launcher(ph->rpn, &cmd);
-	strv_add(&cmd, g.ccprobe);
-	phase_args(pl, k, &args);
-	strv_addv(&cmd, &args);
-	strv_add(&cmd, "-q");
-	strv_add(&cmd, "-o");
-	strv_add(&cmd, f);
+	if (ph->kind == PK_FRAMEWORK) {
+		/* the framework on the hosts: checked now that they are up, when it was not before */
+		if (g.framework < 0)
+			framework_hosts();
+		if (!g.framework) {
+			not_run(pl, k, f, g.framework_why);
+			goto out;
+		}
+		if (!g.workload_script) {
+			not_run(pl, k, f, "workloads/torch_step.py not found beside ccdiag (CCDIAG_WORKLOAD names it)");
+			goto out;
+		}
+		framework_cmd(pl, k, g.python, f, &cmd);
+	} else {
+		launcher(ph->rpn, &cmd);
+		strv_add(&cmd, g.ccprobe);
+		phase_args(pl, k, &args);
+		strv_addv(&cmd, &args);
+		strv_add(&cmd, "-q");
+		strv_add(&cmd, "-o");
+		strv_add(&cmd, f);
+	}
 	/* a phase far beyond its estimate is stopped (SIGTERM: its interrupted record) */
 	deadline = (long)(3 * r.est + 120);
 	dl_what = "3x its estimate + 2 min";
@@ -1420,6 +1614,11 @@ int main(int argc, char **argv)
 		if ((in.emu_gbps = rate_gbit(r)) < 0)
 			die("invalid rate '%s' for --rate (tc syntax, e.g. 1gbit, 100mbit)", r);
 	}
+	/* the train phase's framework: the emulated hosts and this one share its interpreters */
+	if (prof.wl.any && !g.quick && (g.launch == PLAN_LOCAL || g.launch == PLAN_EMULATED))
+		framework_local();
+	in.framework = g.framework;
+	in.framework_why = g.framework_why;
 	cr.ccprobe = g.ccprobe;
 	ccprobe_registry_init(&cr, &reg);
 	if (g.spot) {
@@ -1476,16 +1675,28 @@ int main(int argc, char **argv)
 
 		ests[k] = ph->est[pl.level];
 		if (ph->skipped) {
-			printf("  phase %d/%d %-18s %-28s not run: no --storage-dir given\n", k + 1, pl.nph, ph->name, nm);
+			printf("  phase %d/%d %-18s %-28s not run: %s\n", k + 1, pl.nph, ph->name, nm, ph->skip_why);
 			free(names);
 			free(nm);
 			continue;
 		}
 		phase_args(&pl, k, &args);
 		a = strv_quoted(&args);
-		printf("  phase %d/%d %-18s %-28s ~%6s  (%d rank(s) per node; ccprobe %s)\n", k + 1, pl.nph,
-		       ph->name, nm, hm(ests[k]), ph->rpn, a);
-		if (g.dry) {
+		printf("  phase %d/%d %-18s %-28s ~%6s  (%d rank(s) per node; %s %s)\n", k + 1, pl.nph,
+		       ph->name, nm, hm(ests[k]), ph->rpn, ph->kind == PK_FRAMEWORK ? "torch_step.py" : "ccprobe", a);
+		if (g.dry && ph->kind == PK_FRAMEWORK) {
+			struct strv cmd = { 0 };
+			char *c, *f = xasprintf("%s/phase-%d-%s.jsonl", g.out, k + 1, ph->name);
+
+			framework_cmd(&pl, k, g.python ? g.python : "PYTHON", f, &cmd);
+			c = strv_quoted(&cmd);
+			c[strlen(c) - 1] = '\0';
+			printf("    launch: %s%s\n", c, g.python ? "" : " (PYTHON: the first python3 on the hosts "
+			       "that imports torch, found when they are up)");
+			free(c);
+			free(f);
+			strv_free(&cmd);
+		} else if (g.dry) {
 			/* what would run, in full */
 			struct strv cmd = { 0 };
 			char *c, *f = xasprintf("%s/phase-%d-%s.jsonl", g.out, k + 1, ph->name);

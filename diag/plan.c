@@ -188,7 +188,7 @@ void plan_args(const struct plan *pl, int k, int level, struct strv *out)
 		strv_insert(&a, 0, "--pair-link-rate");
 		strv_insert(&a, 1, buf);
 	}
-	if (pl->in->extra)
+	if (pl->in->extra && ph->kind != PK_FRAMEWORK)
 		strv_addv(out, pl->in->extra);
 	strv_addv(out, &a);
 	strv_free(&a);
@@ -209,6 +209,14 @@ static double estimate(struct plan *pl, int k, int level)
 
 	if (ph->skipped)
 		return 0;
+	if (ph->kind == PK_FRAMEWORK) {
+		/* the proxy's model of the same shape (its --train-* options), twice (the framework's
+		 * own work beside the products), and 20 s to import torch and join the ranks */
+		int j = k > 0 && !strcmp(pl->ph[k - 1].name, "train-proxy") ? k - 1 : -1;
+
+		return j >= 0 ? floor((2 * (pl->ph[j].est[level] - plan_launch_seconds(pl)) + 20 +
+				       plan_launch_seconds(pl)) * 10 + 0.5) / 10 : 20 + plan_launch_seconds(pl);
+	}
 	plan_args(pl, k, level, &a);
 	t = pl->reg->estimate(pl->reg->ctx, pl->in->nodes, ph->rpn, pl->gbps, &a, err, sizeof(err));
 	strv_free(&a);
@@ -369,6 +377,72 @@ static int plan_soak(struct plan *pl, const struct need *needs, int nn, const ch
 	return 0;
 }
 
+/*
+ * The train phases, when the profile has a [workload] (docs/ccdiag.md, "The train
+ * phase"): ccprobe trainstep (train-proxy) and the framework's step
+ * (workloads/torch_step.py: train), on the workload's shape. Tokens per rank are the
+ * workload's tokens per step over the job's ranks, on host memory at most what the
+ * workload's rate (peak_tflops x mfu) computes in TRAIN_STEP_S (a time budget: the
+ * records carry the tokens run); under --soak each steps for a quarter of it.
+ */
+#define TRAIN_STEP_S 0.1         /* host memory: seconds of compute per step at the workload's rate */
+#define TRAIN_STEPS "6"          /* timed steps (after 1 warm-up), each run 3 ways */
+static void plan_train(struct plan *pl)
+{
+	const struct plan_input *in = pl->in;
+	const struct workload *w = &in->prof->wl;
+	const char *be = pl->gpus > 0 ? "nccl" : "mpi", *ph;
+	int rpn = pl->gpus > 0 ? pl->gpus : 1;
+	double params = workload_value(w, WL_PARAMS), layers = w->from[WL_LAYERS] ? workload_value(w, WL_LAYERS) : 4;
+	double ranks = (double)in->nodes * rpn, tok = floor(workload_value(w, WL_TOKENS_PER_STEP) / ranks);
+	double rate = workload_value(w, WL_PEAK_TFLOPS) * workload_value(w, WL_MFU) * 1e12, soak = 0;
+	double bucket = workload_value(w, WL_BUCKET);
+	struct plan_phase *tp, *fw;
+	char sbuf[32];
+
+	if (pl->nph + 2 > PLAN_MAX_PHASES)
+		return;
+	if (!strcmp(be, "mpi") && rate > 0 && params > 0 && tok > TRAIN_STEP_S * rate / (6 * params))
+		tok = floor(TRAIN_STEP_S * rate / (6 * params));
+	if (tok < 1)
+		tok = 1;
+	if (in->soak_s > 0)
+		soak = fmax(10, in->soak_s / 4.0);
+	fmt_num(sbuf, sizeof(sbuf), soak);
+	if ((ph = pl->reg->phase(pl->reg->ctx, "trainstep")) && !strcmp(ph, "train")) {
+		tp = add_phase(pl, "train-proxy", PK_PROBE, rpn);
+		strv_add(&tp->args, "-B");
+		strv_add(&tp->args, be);
+		strv_addf(&tp->args, "--train-params=%.6g", params);
+		strv_addf(&tp->args, "--train-layers=%.0f", layers);
+		strv_addf(&tp->args, "--train-tokens=%.0f", tok);
+		strv_addf(&tp->args, "--train-bucket=%.0f", bucket);
+		strv_add(&tp->args, "--train-steps=" TRAIN_STEPS);
+		strv_add(&tp->args, "--train-warmup=1");
+		if (soak > 0)
+			strv_addf(&tp->args, "--train-seconds=%s", sbuf);
+		strv_add(&tp->args, "trainstep");
+		strv_add(&tp->names, "trainstep");
+	} else {
+		strv_add(&pl->unrunnable, "probe trainstep: not a probe of this ccprobe");
+	}
+	fw = add_phase(pl, "train", PK_FRAMEWORK, rpn);
+	strv_add(&fw->names, "torch_step");
+	strv_addf(&fw->args, "--params=%.6g", params);
+	strv_addf(&fw->args, "--layers=%.0f", layers);
+	strv_addf(&fw->args, "--tokens=%.0f", tok);
+	strv_addf(&fw->args, "--bucket=%.0f", bucket);
+	strv_add(&fw->args, "--steps=" TRAIN_STEPS);
+	strv_add(&fw->args, "--warmup=1");
+	if (soak > 0)
+		strv_addf(&fw->args, "--seconds=%s", sbuf);
+	if (in->framework == 0) {
+		fw->skipped = 1;
+		snprintf(fw->skip_why, sizeof(fw->skip_why), "%s", in->framework_why ? in->framework_why :
+			 "the framework is not present");
+	}
+}
+
 int plan_make(struct plan *pl, const struct plan_input *in, const struct plan_registry *reg,
 	      char *err, size_t len)
 {
@@ -454,10 +528,13 @@ int plan_make(struct plan *pl, const struct plan_input *in, const struct plan_re
 			strv_add(&ph->args, in->storage_dir);
 		} else {
 			ph->skipped = 1;
+			snprintf(ph->skip_why, sizeof(ph->skip_why), "no --storage-dir given (the filesystem to test)");
 		}
 		strv_addv(&ph->args, &byphase[3]);
 		strv_addv(&ph->names, &byphase[3]);
 	}
+	if (!rc && p->wl.any && !in->quick)
+		plan_train(pl);
 	if (rc)
 		goto out;
 

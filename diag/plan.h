@@ -17,7 +17,7 @@
 struct profile;
 
 enum plan_launch { PLAN_LOCAL, PLAN_MPIRUN, PLAN_SRUN, PLAN_EMULATED };
-enum plan_kind { PK_PROBE, PK_COLLECTIVE, PK_SOAK };
+enum plan_kind { PK_PROBE, PK_COLLECTIVE, PK_SOAK, PK_FRAMEWORK };
 
 /* the probe registry as the planner sees it (ccprobe --plan; a table in the unit tests) */
 struct plan_registry {
@@ -46,7 +46,12 @@ struct plan_input {
 	int shrink;                /* --shrink */
 	int quick;                 /* ccdiag quick: the node phase alone, short */
 	const char *storage_dir;   /* --storage-dir (or the emulated volume), or NULL */
-	const struct strv *extra;  /* options after --: every phase's, first */
+	const struct strv *extra;  /* options after --: every ccprobe phase's, first */
+	/* the framework of the train phase (workloads/torch_step.py), when the profile has a
+	 * [workload]: 1 present (python: the interpreter that imports torch), 0 absent
+	 * (framework_why says why), -1 not known until the hosts are up (checked then) */
+	int framework;
+	const char *framework_why;
 };
 
 #define PLAN_MAX_PHASES 8
@@ -58,7 +63,9 @@ struct plan_phase {
 	int rpn;                   /* ranks per node */
 	struct strv names;         /* the probes or collectives it runs */
 	struct strv args;          /* its own ccprobe options and names, unshrunk */
-	int skipped;               /* planned but cannot run: a storage phase without a directory */
+	int skipped;               /* planned but cannot run: a storage phase without a directory,
+				    * a train phase without its framework */
+	char skip_why[400];        /* why, when skipped */
 	double est[PLAN_MAX_LEVELS]; /* seconds at each shrink level */
 };
 
@@ -94,6 +101,8 @@ int plan_make(struct plan *pl, const struct plan_input *in, const struct plan_re
 void plan_free(struct plan *pl);
 /* the ccprobe options of phase k at shrink level (--extra first); into out */
 void plan_args(const struct plan *pl, int k, int level, struct strv *out);
+/* the train phase's workload shape as options: ccprobe trainstep's (--train-*) or, for
+ * torch_step.py, its own (--params ...); every ccprobe and script option of phase k */
 /* the seconds of launching one phase on the plan's nodes (the launcher, MPI_Init) */
 double plan_launch_seconds(const struct plan *pl);
 

@@ -39,7 +39,7 @@ char *phase_found(const char *path)
 	char *line = NULL, *out, *fin = NULL, num[64];
 	size_t cap = 0;
 	long m = 0, nerr = 0, nskip = 0;
-	struct strv bad = { 0 }, soak = { 0 }, w = { 0 };
+	struct strv bad = { 0 }, soak = { 0 }, w = { 0 }, steps = { 0 };
 	char *peak_name = NULL;
 	double peak = -INFINITY;
 	int have_peak = 0;
@@ -88,6 +88,20 @@ char *phase_found(const char *path)
 				have_peak = 1;
 			} else if (kind && !strcmp(kind, "soak")) {
 				strv_add(&soak, str(r, "name") ?: "null");
+			} else if (kind && !strcmp(kind, "probe") && str(r, "test") && !strcmp(str(r, "test"), "summary") &&
+				   json_is_number(json_object_get(r, "step_s")) &&
+				   json_is_number(json_object_get(r, "compute_s"))) {
+				/* a training step: its median, compute alone and the rank it waits for */
+				json_t *wf = json_object_get(r, "waits_for");
+				char a[32], b[32];
+
+				fmt_number(a, sizeof(a), round(json_number_value(json_object_get(r, "step_s")) * 1e4) / 1e4);
+				fmt_number(b, sizeof(b), round(json_number_value(json_object_get(r, "compute_s")) * 1e4) / 1e4);
+				strv_addf(&steps, "%s step %s s (compute alone %s s)%s%s%s%s", str(r, "name") ?: "null", a, b,
+					  json_is_object(wf) ? ", waits for " : "",
+					  json_is_object(wf) ? (str(wf, "host") ?: "?") : "",
+					  json_is_object(wf) ? " " : "",
+					  json_is_object(wf) ? (str(wf, "cause") ?: "") : "");
 			}
 		}
 		json_decref(r);
@@ -108,6 +122,7 @@ char *phase_found(const char *path)
 			;
 		strv_addf(&w, "%s soak %d sample(s)", soak.v[i], j - i);
 	}
+	strv_addv(&w, &steps);
 	if (nerr)
 		strv_addf(&w, "%ld error(s)", nerr);
 	if (nskip)
@@ -119,6 +134,7 @@ char *phase_found(const char *path)
 	free(peak_name);
 	strv_free(&bad);
 	strv_free(&soak);
+	strv_free(&steps);
 	strv_free(&w);
 	return out;
 }

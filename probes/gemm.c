@@ -85,8 +85,7 @@ static double gemm_estimate(const struct cc_options *o)
 #include "../core/timer.h"
 #include "../core/watchdog.h"
 
-#include <cublasLt.h>
-#include <dlfcn.h>
+#include "lt.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -94,69 +93,6 @@ static double gemm_estimate(const struct cc_options *o)
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/*
- * cuBLASLt is opened when a GPU runs this probe (lt_open), not linked into
- * ccprobe: loading it relocates about 100 MB of its pages, 0.14 s of CPU and
- * that much private memory in every process that starts, every rank of every
- * probe. The calls below go through these pointers (same names, same types);
- * a test double preloaded before it (tests/fakes) is found first.
- */
-#define LT_STR(x) #x
-#define LT_XSTR(x) LT_STR(x)
-#define LT_SONAME "libcublasLt.so." LT_XSTR(CUBLAS_VER_MAJOR)
-#define LT_FUNCS(X) X(cublasLtCreate) X(cublasLtDestroy) X(cublasLtGetVersion) X(cublasLtMatmul) \
-	X(cublasLtMatmulAlgoCheck) X(cublasLtMatmulAlgoConfigGetAttribute) \
-	X(cublasLtMatmulAlgoGetHeuristic) X(cublasLtMatmulDescCreate) X(cublasLtMatmulDescDestroy) \
-	X(cublasLtMatmulDescSetAttribute) X(cublasLtMatmulPreferenceCreate) \
-	X(cublasLtMatmulPreferenceDestroy) X(cublasLtMatmulPreferenceSetAttribute) \
-	X(cublasLtMatrixLayoutCreate) X(cublasLtMatrixLayoutDestroy)
-#define LT_PTR(f) static __typeof__(f) *lt_##f;
-LT_FUNCS(LT_PTR)
-#define cublasLtCreate (*lt_cublasLtCreate)
-#define cublasLtDestroy (*lt_cublasLtDestroy)
-#define cublasLtGetVersion (*lt_cublasLtGetVersion)
-#define cublasLtMatmul (*lt_cublasLtMatmul)
-#define cublasLtMatmulAlgoCheck (*lt_cublasLtMatmulAlgoCheck)
-#define cublasLtMatmulAlgoConfigGetAttribute (*lt_cublasLtMatmulAlgoConfigGetAttribute)
-#define cublasLtMatmulAlgoGetHeuristic (*lt_cublasLtMatmulAlgoGetHeuristic)
-#define cublasLtMatmulDescCreate (*lt_cublasLtMatmulDescCreate)
-#define cublasLtMatmulDescDestroy (*lt_cublasLtMatmulDescDestroy)
-#define cublasLtMatmulDescSetAttribute (*lt_cublasLtMatmulDescSetAttribute)
-#define cublasLtMatmulPreferenceCreate (*lt_cublasLtMatmulPreferenceCreate)
-#define cublasLtMatmulPreferenceDestroy (*lt_cublasLtMatmulPreferenceDestroy)
-#define cublasLtMatmulPreferenceSetAttribute (*lt_cublasLtMatmulPreferenceSetAttribute)
-#define cublasLtMatrixLayoutCreate (*lt_cublasLtMatrixLayoutCreate)
-#define cublasLtMatrixLayoutDestroy (*lt_cublasLtMatrixLayoutDestroy)
-
-/* lt_open: 0 with every pointer set, else -1 and why (once per process) */
-static int lt_open(char *why, size_t len)
-{
-	static int state;        /* 0: not tried, 1: open, -1: failed */
-	static char err[300];
-	void *h = RTLD_DEFAULT;
-
-	if (state) {
-		snprintf(why, len, "%s", err);
-		return state > 0 ? 0 : -1;
-	}
-	state = -1;
-	if (!dlsym(RTLD_DEFAULT, "cublasLtCreate") && !(h = dlopen(LT_SONAME, RTLD_NOW | RTLD_LOCAL))) {
-		snprintf(err, sizeof(err), "cannot load %s: %s", LT_SONAME, dlerror());
-		snprintf(why, len, "%s", err);
-		return -1;
-	}
-#define LT_SYM(f) \
-	if (!(*(void **)&lt_##f = dlsym(h, #f))) { \
-		snprintf(err, sizeof(err), "%s has no %s", LT_SONAME, #f); \
-		snprintf(why, len, "%s", err); \
-		return -1; \
-	}
-	LT_FUNCS(LT_SYM)
-#undef LT_SYM
-	state = 1;
-	return 0;
-}
 
 #define WORKSPACE ((size_t)32 << 20)   /* cuBLASLt workspace: what its heuristics assume */
 #define FILL_CHUNK ((size_t)16 << 20)  /* elements generated on the host per copy */
@@ -366,26 +302,6 @@ static void make_group(struct gemm *q)
 }
 
 /* ------------------------------------------------------------------ one dtype */
-
-struct lt_desc {
-	cublasLtMatmulDesc_t op;
-	cublasLtMatrixLayout_t la, lb, lc;
-	cublasLtMatmulAlgo_t algo;
-	float alpha, beta;
-};
-
-static void desc_free(struct lt_desc *l)
-{
-	if (l->op)
-		cublasLtMatmulDescDestroy(l->op);
-	if (l->la)
-		cublasLtMatrixLayoutDestroy(l->la);
-	if (l->lb)
-		cublasLtMatrixLayoutDestroy(l->lb);
-	if (l->lc)
-		cublasLtMatrixLayoutDestroy(l->lc);
-	memset(l, 0, sizeof(*l));
-}
 
 /*
  * The descriptors of D = A^T B ("TN", the layout fp8 requires, used for
@@ -922,7 +838,7 @@ static void run_dtype(struct gemm *q, int dt, int main_dtype, const struct gemm_
 			gpu_failed(q, "matmul", gemm_dtype_name(dt), "cannot describe the product to cuBLASLt");
 		if (!choose_algo(q, &l, dt, usable && ok) && !measure(q, &l, dt, &sh[i], &t) && i == 0)
 			t_main = t;
-		desc_free(&l);
+		lt_desc_free(&l);
 	}
 	MPI_Barrier(mpi->world);
 	watchdog_disarm();
@@ -946,7 +862,7 @@ static void run_dtype(struct gemm *q, int dt, int main_dtype, const struct gemm_
 		watchdog_arm("gemm sdc", json_pack("{s:s, s:s}", "kind", "probe", "probe", "gemm"));
 		sdc(q, &l, dt, &sh[0], usable && ok);
 		watchdog_disarm();
-		desc_free(&l);
+		lt_desc_free(&l);
 	}
 out:
 	if (usable)

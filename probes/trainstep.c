@@ -1,31 +1,29 @@
 /*
  * trainstep: one data-parallel training step of a dense transformer on
  * every rank, repeated, as a proxy for the real one (docs/estimate.md,
- * "Measured against a real step"):
- *  - each of L layers holds 12 h^2 parameters as four fp32 matrices (the
- *    attention's QKV h x 3h and output h x h, the MLP's h x 4h and 4h x h);
- *    the forward is 4 matmuls a layer over T tokens, the backward 8 (each
- *    weight's gradient and each input's): 6 x params x T FLOPs a step, the
- *    estimate's count. Host matmuls through OpenBLAS (cblas_sgemm), opened
- *    at run time;
- *  - the gradients lie in one buffer in the order the backward produces
- *    them (last layer first), cut into buckets of --train-bucket bytes; a
- *    bucket's MPI_Iallreduce starts as soon as its last gradient is written,
- *    and MPI is polled between matmuls (MPI_Testall) so the reductions
- *    progress under the backward, as PyTorch DDP's buckets do;
- *  - the step ends when every bucket is reduced; the last bucket is checked
- *    (its reduced sum against the sum of every rank's local sums).
+ * "Measured against a real step"). The step's matmuls are shaped from the
+ * workload (6 x params x tokens FLOPs a step, the estimate's count); the
+ * gradients are cut into buckets of --train-bucket bytes in the order the
+ * backward writes them (last layer first), and each bucket's all_reduce
+ * starts as soon as the bucket is written, while the backward goes on, as
+ * PyTorch DDP's buckets do. On host memory (-B mpi) the products run on
+ * OpenBLAS and a communication thread all-reduces the buckets with
+ * MPI_Allreduce (trainstep_host.c); on GPUs (-B nccl) cuBLASLt bf16
+ * products on one stream and ncclAllReduce on a communication stream that
+ * waits for each bucket's event (trainstep_gpu.c).
  * Each step runs three ways, interleaved, every one timed from a common
  * start to the slowest rank's end: the full step, the same step with the
  * reductions skipped (compute alone) and the buckets' reductions alone
- * (comm alone), one after the other. Per step: step_s, compute_s, exposed_s
- * = step - compute, overlap = 1 - exposed / comm_alone, FLOP/s per rank,
- * each rank's step and ready time (its last bucket started); a summary
- * record with the medians, the spread and the straggler (the rank last
- * ready in most steps, when its ready time is clearly above the others').
- * The watchdog covers each step: a hung bucket ends as a timeout naming
- * the ranks. GPUs (-B nccl) are not covered yet: the probe skips there.
+ * (comm alone), one after the other. Per step: step_s, compute_s,
+ * exposed_s = step - compute, overlap = 1 - exposed / comm_alone, FLOP/s
+ * per rank, each rank's step and ready time (its last bucket handed over);
+ * the step ends when every bucket is reduced and the last bucket's reduced
+ * sum equals the sum of every rank's local sums. A summary record has the
+ * medians, the spread and the straggler (the rank last ready in most
+ * steps, when its ready time is clearly above the others'). The watchdog
+ * covers each step: a hung bucket ends as a timeout naming the ranks.
  */
+#include "trainstep.h"
 #include "probe.h"
 #include "../core/log.h"
 #include "../core/size.h"
@@ -37,8 +35,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+int ts_blas_threads = 1;
 static double p_params = 1e6;
-static int p_hidden = 0, p_layers = 4, p_tokens = 512, p_steps = 8, p_warmup = 2, p_threads = 1;
+static int p_hidden = 0, p_layers = 4, p_tokens = 512, p_steps = 8, p_warmup = 2;
+static double p_seconds = 0;
+#define TS_MAX_STEPS 100000      /* timed steps at most, --train-seconds included */
 static size_t p_bucket = (size_t)25 << 20, p_mem = (size_t)1 << 30;
 
 static const struct cc_param trainstep_params[] = {
@@ -51,7 +52,9 @@ static const struct cc_param trainstep_params[] = {
 	{ "train-steps", CC_PARAM_INT, &p_steps, "trainstep: timed steps (each also run without "
 	  "reductions and as reductions alone) [8]" },
 	{ "train-warmup", CC_PARAM_INT, &p_warmup, "trainstep: untimed steps first [2]" },
-	{ "train-threads", CC_PARAM_INT, &p_threads, "trainstep: BLAS threads per rank [1]" },
+	{ "train-seconds", CC_PARAM_DOUBLE, &p_seconds, "trainstep: keep stepping until this many seconds "
+	  "of timed steps (a soak: goodput and stalls; at least --train-steps) [0]" },
+	{ "train-threads", CC_PARAM_INT, &ts_blas_threads, "trainstep: BLAS threads per rank [1]" },
 	{ "train-mem", CC_PARAM_SIZE, &p_mem, "trainstep: memory a rank may use; a larger model is "
 	  "scaled down to fit (the scale is recorded) [1G]" },
 	{ NULL, 0, NULL, NULL },
@@ -69,10 +72,12 @@ static int trainstep_check(char *err, size_t len)
 		return options_fail(err, len, "--train-tokens %d: expected 1 to 1048576", p_tokens);
 	if (p_steps < 1 || p_steps > 100000)
 		return options_fail(err, len, "--train-steps %d: expected 1 to 100000", p_steps);
+	if (!(p_seconds >= 0 && p_seconds <= 86400))
+		return options_fail(err, len, "--train-seconds %g: expected 0 to 86400", p_seconds);
 	if (p_warmup < 0 || p_warmup > 1000)
 		return options_fail(err, len, "--train-warmup %d: expected 0 to 1000", p_warmup);
-	if (p_threads < 1 || p_threads > 1024)
-		return options_fail(err, len, "--train-threads %d: expected 1 to 1024", p_threads);
+	if (ts_blas_threads < 1 || ts_blas_threads > 1024)
+		return options_fail(err, len, "--train-threads %d: expected 1 to 1024", ts_blas_threads);
 	if (p_bucket < 4 || p_bucket > ((size_t)1 << 34))
 		return options_fail(err, len, "--train-bucket %zu: expected 4 B to 16 GiB", p_bucket);
 	if (p_mem < ((size_t)1 << 20))
@@ -80,250 +85,36 @@ static int trainstep_check(char *err, size_t len)
 	return 0;
 }
 
-/* the shape run: hidden from params unless given, then scaled down to fit --train-mem */
-struct shape {
-	long h, L, T;
-	double params, params_asked, scale;  /* run / asked */
-	double bytes;                        /* one rank's weights, gradients and activations */
-};
-
-static double shape_bytes(long h, long L, long T)
+double ts_shape_bytes(long h, long L, long T, double act_size)
 {
-	/* weights + gradients 2 x 12 h^2 L, activations saved (x, q, a, u: 9 h T) a layer, scratch 8 h T */
-	return 4.0 * (24.0 * h * h * L + 9.0 * h * T * L + 8.0 * h * T);
+	/* weights + gradients 2 x 12 h^2 L (fp32), activations saved (x, q, a, u: 9 h T) a layer, scratch 8 h T */
+	return 4.0 * 24.0 * h * h * L + act_size * (9.0 * h * T * L + 8.0 * h * T);
 }
 
-static void shape_of(struct shape *s)
+void ts_shape_of(struct ts_shape *s, double params, int hidden, int layers, int tokens, double mem,
+		 double act_size, int mult)
 {
-	s->L = p_layers;
-	s->T = p_tokens;
-	s->h = p_hidden ? p_hidden : (long)fmax(1, floor(sqrt(p_params / (12.0 * p_layers)) + 0.5));
-	s->params_asked = p_hidden ? 12.0 * s->h * s->h * s->L : p_params;
-	while (s->h > 8 && shape_bytes(s->h, s->L, s->T) > (double)p_mem)
+	s->L = layers;
+	s->T = tokens;
+	s->h = hidden ? hidden : (long)fmax(1, floor(sqrt(params / (12.0 * layers)) + 0.5));
+	s->params_asked = hidden ? 12.0 * s->h * s->h * s->L : params;
+	while (s->h > 8 && ts_shape_bytes(s->h, s->L, s->T, act_size) > mem)
 		s->h = (long)(s->h * 0.9);
+	if (mult > 1)
+		s->h = s->h < mult ? mult : s->h / mult * mult;
 	s->params = 12.0 * s->h * s->h * s->L;
 	s->scale = s->params / s->params_asked;
-	s->bytes = shape_bytes(s->h, s->L, s->T);
+	s->bytes = ts_shape_bytes(s->h, s->L, s->T, act_size);
 }
 
-/* about 3 runs (full, compute, comm) of warm-up + steps, at a nominal 20 GFLOP/s a rank and 1 Gb/s */
-static double trainstep_estimate(const struct cc_options *o)
-{
-	struct shape s;
-	double n = o->plan_nodes * (o->plan_rpn > 0 ? o->plan_rpn : 1), comm;
-
-	shape_of(&s);
-	comm = n > 1 ? 2 * (n - 1) / n * 4 * s.params / ((o->plan_gbps > 0 ? o->plan_gbps : 1) * 1e9 / 8) : 0;
-	return (p_steps + p_warmup) * (2 * 6 * s.params * s.T / 20e9 + 2 * comm) + 2;
-}
-
-#define SUMMARY "a data-parallel training step: matmuls of the workload's shape, gradient buckets " \
-		"all-reduced under the backward; step, compute, exposed comm, overlap, stragglers"
-
-#ifdef HAVE_OPENBLAS
-
-#include <cblas.h>
-#include <dlfcn.h>
-
-/* OpenBLAS is opened when the probe runs, as gemm opens cuBLASLt: every other ccprobe skips its load */
-static __typeof__(cblas_sgemm) *bl_sgemm;
-static void (*bl_threads)(int);
-
-static int blas_open(char *why, size_t len)
-{
-	static void *h;
-
-	if (h)
-		return 0;
-	if (!(h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL))) {
-		snprintf(why, len, "cannot load libopenblas.so.0: %s", dlerror());
-		return -1;
-	}
-	*(void **)&bl_sgemm = dlsym(h, "cblas_sgemm");
-	*(void **)&bl_threads = dlsym(h, "openblas_set_num_threads");
-	if (!bl_sgemm) {
-		snprintf(why, len, "libopenblas.so.0 has no cblas_sgemm");
-		dlclose(h);
-		h = NULL;
-		return -1;
-	}
-	if (bl_threads)
-		bl_threads(p_threads);
-	return 0;
-}
-
-enum mode { FULL, COMPUTE, COMM };
-static const char *const mode_names[] = { "step", "compute", "comm" };
-
-struct ts {
-	struct cc_run *run;
-	struct mpictx *mpi;
-	struct shape sh;
-	float *w, *g;            /* weights and gradients, [params] each; g in backward order */
-	float *x, *q, *a, *u;    /* saved activations: [L+1][T h], [L][T 3h], [L][T h], [L][T 4h] */
-	float *dx, *du, *da, *dn; /* scratch */
-	long nb;                 /* buckets */
-	size_t bucket_el;        /* elements of a full bucket */
-	MPI_Request *req;
-	long started, done_el;   /* buckets started; gradient elements written */
-	double t0, ready;        /* step start; this rank's last bucket start */
-	double chk_local[2];     /* the last bucket: sum and sum of |.| before the reduction */
-	int polls;
-};
-
-/* weight offsets of layer l: Wqkv [h x 3h], Wo [h x h], W1 [h x 4h], W2 [4h x h] */
-static float *wq(struct ts *t, long l) { return t->w + l * 12 * t->sh.h * t->sh.h; }
-static float *wo(struct ts *t, long l) { return wq(t, l) + 3 * t->sh.h * t->sh.h; }
-static float *w1(struct ts *t, long l) { return wo(t, l) + t->sh.h * t->sh.h; }
-static float *w2(struct ts *t, long l) { return w1(t, l) + 4 * t->sh.h * t->sh.h; }
-
-static double slow = 1;   /* CCPROBE_FAULT=slow:RANK[:FACTOR]: this rank's compute is slow x as long */
-
-static void spin_for(double s)
-{
-	double end = timer_now() + s;
-
-	while (timer_now() < end)
-		;
-}
-
-/* C[m x n] = (beta) C + op(A) op(B), row-major */
-static void mm(int ta, int tb, long m, long n, long k, const float *A, const float *B, float beta, float *C)
-{
-	double t0 = slow > 1 ? timer_now() : 0;
-
-	bl_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m,
-		 (int)n, (int)k, 1.0f, A, ta ? (int)m : (int)k, B, tb ? (int)k : (int)n, beta, C, (int)n);
-	if (slow > 1)
-		spin_for((slow - 1) * (timer_now() - t0));
-}
-
-static size_t bucket_len(struct ts *t, long b)
+size_t ts_bucket_len(const struct ts *t, long b)
 {
 	size_t total = (size_t)t->sh.params, off = (size_t)b * t->bucket_el;
 
 	return off + t->bucket_el <= total ? t->bucket_el : total - off;
 }
 
-static int start_bucket(struct ts *t, long b)
-{
-	float *p = t->g + (size_t)b * t->bucket_el;
-	size_t n = bucket_len(t, b);
-
-	if (b == t->nb - 1) {
-		t->chk_local[0] = t->chk_local[1] = 0;
-		for (size_t i = 0; i < n; i++) {
-			t->chk_local[0] += p[i];
-			t->chk_local[1] += fabs(p[i]);
-		}
-		t->ready = timer_now() - t->t0;
-	}
-	return MPI_Iallreduce(MPI_IN_PLACE, p, (int)n, MPI_FLOAT, MPI_SUM, t->mpi->world, &t->req[b]);
-}
-
-static int poll_mpi(struct ts *t, int *flag);
-
-/* n more gradient elements written: start the buckets now complete, and let MPI progress */
-static int grads_written(struct ts *t, enum mode m, size_t n)
-{
-	int flag;
-
-	t->done_el += (long)n;
-	if (m != FULL)
-		return 0;
-	while (t->started < t->nb &&
-	       (size_t)t->started * t->bucket_el + bucket_len(t, t->started) <= (size_t)t->done_el)
-		if (start_bucket(t, t->started++))
-			return -1;
-	return poll_mpi(t, &flag);
-}
-
-static int poll_mpi(struct ts *t, int *flag)
-{
-	*flag = 1;
-	if (!t->started)
-		return 0;
-	t->polls++;
-	return MPI_Testall((int)t->started, t->req, flag, MPI_STATUSES_IGNORE) == MPI_SUCCESS ? 0 : -1;
-}
-
-static void layer_forward(struct ts *t, long l)
-{
-	long h = t->sh.h, T = t->sh.T;
-	float *x = t->x + l * T * h;
-
-	mm(0, 0, T, 3 * h, h, x, wq(t, l), 0, t->q + l * T * 3 * h);
-	mm(0, 0, T, h, h, x, wo(t, l), 0, t->a + l * T * h);
-	mm(0, 0, T, 4 * h, h, t->a + l * T * h, w1(t, l), 0, t->u + l * T * 4 * h);
-	mm(0, 0, T, h, 4 * h, t->u + l * T * 4 * h, w2(t, l), 0, x + T * h);
-}
-
-/* one step of mode m; returns 0 or -1 when MPI failed */
-static int step(struct ts *t, enum mode m)
-{
-	long h = t->sh.h, T = t->sh.T, L = t->sh.L;
-	float *g = t->g;
-	int flag = 0;
-
-	t->started = 0;
-	t->done_el = 0;
-	t->ready = 0;
-	t->t0 = timer_now();
-	if (m == COMM) {
-		/* the same buckets, reduced one after the other with nothing to hide under */
-		for (long b = 0; b < t->nb; b++)
-			if (start_bucket(t, b) || MPI_Wait(&t->req[b], MPI_STATUS_IGNORE))
-				return -1;
-		t->ready = 0;
-		return 0;
-	}
-	for (long l = 0; l < L; l++)
-		layer_forward(t, l);
-	/* the loss's gradient: the output itself, scaled */
-	memcpy(t->dx, t->x + L * T * h, sizeof(float) * T * h);
-	for (long l = L - 1; l >= 0; l--) {
-		float *x = t->x + l * T * h, *q = t->q + l * T * 3 * h, *a = t->a + l * T * h,
-		      *u = t->u + l * T * 4 * h;
-		float *gW2 = g, *gW1 = gW2 + 4 * h * h, *gWo = gW1 + 4 * h * h, *gWq = gWo + h * h;
-
-		mm(1, 0, 4 * h, h, T, u, t->dx, 0, gW2);            /* dW2 = u^T dx */
-		if (grads_written(t, m, 4 * h * h))
-			return -1;
-		mm(0, 1, T, 4 * h, h, t->dx, w2(t, l), 0, t->du);   /* du = dx W2^T */
-		mm(1, 0, h, 4 * h, T, a, t->du, 0, gW1);            /* dW1 = a^T du */
-		if (grads_written(t, m, 4 * h * h))
-			return -1;
-		mm(0, 1, T, h, 4 * h, t->du, w1(t, l), 0, t->da);   /* da = du W1^T */
-		mm(1, 0, h, h, T, x, t->da, 0, gWo);                /* dWo = x^T da */
-		if (grads_written(t, m, h * h))
-			return -1;
-		mm(1, 0, h, 3 * h, T, x, q, 0, gWq);                /* dWqkv = x^T dq (dq: q) */
-		if (grads_written(t, m, 3 * h * h))
-			return -1;
-		mm(0, 1, T, h, h, t->da, wo(t, l), 0, t->dn);       /* dx = da Wo^T + dq Wqkv^T */
-		mm(0, 1, T, h, 3 * h, q, wq(t, l), 1, t->dn);
-		/* keep the synthetic gradient's scale: 1/sqrt(2) a layer (two paths add) */
-		for (long i = 0; i < T * h; i++)
-			t->dx[i] = t->dn[i] * 0.70710678f;
-		if (m == FULL && poll_mpi(t, &flag))
-			return -1;
-		g = gWq + 3 * h * h;
-	}
-	if (m == FULL) {
-		/* the last, partial bucket, then every reduction */
-		while (t->started < t->nb)
-			if (start_bucket(t, t->started++))
-				return -1;
-		if (MPI_Waitall((int)t->nb, t->req, MPI_STATUSES_IGNORE))
-			return -1;
-	} else {
-		t->ready = timer_now() - t->t0;
-	}
-	return 0;
-}
-
-/* uniform in [-r, r], a rank-seeded generator (xorshift) */
-static void fill(float *v, size_t n, float r, unsigned long long *s)
+void ts_fill(float *v, size_t n, float r, unsigned long long *s)
 {
 	for (size_t i = 0; i < n; i++) {
 		*s ^= *s << 13;
@@ -333,78 +124,33 @@ static void fill(float *v, size_t n, float r, unsigned long long *s)
 	}
 }
 
-static int ts_alloc(struct ts *t)
+/* the engine of -B: nccl on GPUs, else the host */
+static const struct ts_engine *engine_of(const struct cc_options *o)
 {
-	long h = t->sh.h, T = t->sh.T, L = t->sh.L;
-	size_t P = (size_t)t->sh.params;
-	unsigned long long seed = 0x9e3779b97f4a7c15ULL ^ (unsigned long long)(t->mpi->rank + 1) * 7919;
-
-	t->w = malloc(sizeof(float) * P);
-	t->g = calloc(P, sizeof(float));
-	t->x = malloc(sizeof(float) * (size_t)((L + 1) * T * h));
-	t->q = malloc(sizeof(float) * (size_t)(L * T * 3 * h));
-	t->a = malloc(sizeof(float) * (size_t)(L * T * h));
-	t->u = malloc(sizeof(float) * (size_t)(L * T * 4 * h));
-	t->dx = malloc(sizeof(float) * (size_t)(T * h));
-	t->du = malloc(sizeof(float) * (size_t)(T * 4 * h));
-	t->da = malloc(sizeof(float) * (size_t)(T * h));
-	t->dn = malloc(sizeof(float) * (size_t)(T * h));
-	t->bucket_el = p_bucket / sizeof(float);
-	if (!t->bucket_el)
-		t->bucket_el = 1;
-	t->nb = (long)((P + t->bucket_el - 1) / t->bucket_el);
-	t->req = calloc((size_t)t->nb, sizeof(MPI_Request));
-	if (!t->w || !t->g || !t->x || !t->q || !t->a || !t->u || !t->dx || !t->du || !t->da || !t->dn ||
-	    !t->req)
-		return -1;
-	/* variance-kept weights (uniform, std 1/sqrt(fan-in)); the same on every rank, inputs per rank */
-	{
-		unsigned long long ws = 0x243f6a8885a308d3ULL;
-
-		for (long l = 0; l < L; l++) {
-			fill(wq(t, l), (size_t)(3 * h * h), (float)sqrt(3.0 / h), &ws);
-			fill(wo(t, l), (size_t)(h * h), (float)sqrt(3.0 / h), &ws);
-			fill(w1(t, l), (size_t)(4 * h * h), (float)sqrt(3.0 / h), &ws);
-			fill(w2(t, l), (size_t)(4 * h * h), (float)sqrt(3.0 / (4 * h)), &ws);
-		}
-	}
-	fill(t->x, (size_t)(T * h), 1.0f, &seed);
-	return 0;
+	return o->backend && !strcmp(o->backend, "nccl") ? &ts_gpu : &ts_host;
 }
 
-static void ts_free(struct ts *t)
+static void shape_for(const struct cc_options *o, struct ts_shape *s)
 {
-	free(t->w);
-	free(t->g);
-	free(t->x);
-	free(t->q);
-	free(t->a);
-	free(t->u);
-	free(t->dx);
-	free(t->du);
-	free(t->da);
-	free(t->dn);
-	free(t->req);
+	ts_shape_of(s, p_params, p_hidden, p_layers, p_tokens, (double)p_mem, engine_of(o)->act_size,
+		    engine_of(o)->hidden_multiple);
 }
 
-/* the check of the last bucket: its reduced sum against every rank's local sums; 0 ok, 1 wrong */
-static int check_last(struct ts *t, double *got_out, double *want_out)
+/* about 3 runs (full, compute, comm) of warm-up + steps, at a nominal 20 GFLOP/s a rank and 1 Gb/s */
+static double trainstep_estimate(const struct cc_options *o)
 {
-	size_t n = bucket_len(t, t->nb - 1);
-	const float *p = t->g + (size_t)(t->nb - 1) * t->bucket_el;
-	double got = 0, tot[2], wrong_any;
-	double wrong;
+	struct ts_shape s;
+	double n = o->plan_nodes * (o->plan_rpn > 0 ? o->plan_rpn : 1), comm;
 
-	for (size_t i = 0; i < n; i++)
-		got += p[i];
-	MPI_Allreduce(t->chk_local, tot, 2, MPI_DOUBLE, MPI_SUM, t->mpi->world);
-	/* fp32 sums in another order: a relative error far below this is rounding, not corruption */
-	wrong = !(fabs(got - tot[0]) <= 1e-3 * tot[1] + 1e-30);
-	MPI_Allreduce(&wrong, &wrong_any, 1, MPI_DOUBLE, MPI_MAX, t->mpi->world);
-	*got_out = got;
-	*want_out = tot[0];
-	return wrong_any > 0;
+	shape_for(o, &s);
+	comm = n > 1 ? 2 * (n - 1) / n * 4 * s.params / ((o->plan_gbps > 0 ? o->plan_gbps : 1) * 1e9 / 8) : 0;
+	/* GPUs: bf16 products at a nominal 200 TFLOP/s */
+	return p_seconds * 1.1 + (p_steps + p_warmup) * (2 * 6 * s.params * s.T /
+		(engine_of(o) == &ts_gpu ? 200e12 : 20e9) + 2 * comm) + 2;
 }
+
+#define SUMMARY "a data-parallel training step: matmuls of the workload's shape, gradient buckets " \
+		"all-reduced under the backward; step, compute, exposed comm, overlap, stragglers"
 
 /* CCPROBE_FAULT=slow:RANK[:FACTOR]: that rank's compute is FACTOR (default 3) times as long (tests) */
 static double slow_factor(int rank)
@@ -446,114 +192,241 @@ static json_t *stats_of(const double *v, int n)
 	return run_stats_json(&st, 1);
 }
 
-static json_t *base_rec(struct ts *t, const char *test)
+static const char *const mode_names[] = { "step", "compute", "comm" };
+
+static json_t *base_rec(const struct ts *t, const struct ts_engine *en, const char *test)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:I, s:s}",
-			 "kind", "probe", "name", "trainstep", "test", test, "backend", "mpi", "dtype", "float",
-			 "ranks", t->mpi->size, "nodes", t->mpi->nnodes, "hidden", (json_int_t)t->sh.h,
-			 "layers", (json_int_t)t->sh.L, "tokens_per_rank", (json_int_t)t->sh.T,
-			 "params", t->sh.params, "params_asked", t->sh.params_asked, "scale", t->sh.scale,
-			 "bucket_bytes", (json_int_t)p_bucket, "buckets", (json_int_t)t->nb,
-			 "grad_bytes", (json_int_t)(4 * (size_t)t->sh.params), "compute", "host: OpenBLAS sgemm");
+	json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:I, s:f, s:f, s:f, s:I, s:I, s:I, "
+			      "s:s, s:s, s:s}",
+			      "kind", "probe", "name", "trainstep", "test", test, "backend", en->backend,
+			      "dtype", en->dtype, "ranks", t->mpi->size, "nodes", t->mpi->nnodes,
+			      "hidden", (json_int_t)t->sh.h, "layers", (json_int_t)t->sh.L,
+			      "tokens_per_rank", (json_int_t)t->sh.T, "params", t->sh.params,
+			      "params_asked", t->sh.params_asked, "scale", t->sh.scale,
+			      "bucket_bytes", (json_int_t)t->bucket_bytes, "buckets", (json_int_t)t->nb,
+			      "grad_bytes", (json_int_t)(4 * (size_t)t->sh.params), "grad_dtype", "float",
+			      "compute", en->compute, "comm", en == &ts_gpu ?
+			      "ncclAllReduce on a communication stream, each bucket after its event" :
+			      "MPI_Allreduce on a communication thread, each bucket when written");
+	const char *tr = en->transport ? en->transport() : NULL;
+
+	if (tr)
+		json_object_set_new(r, "transport", json_string(tr));
+	return r;
+}
+
+/*
+ * Which rank's links the reductions wait for: n - 1 shifts of a ring, in
+ * shift s every rank sends one bucket (at most 1 MiB) to rank + s and
+ * receives one from rank - s at once, timed at the receiver (the median of
+ * 3). pair[r * n + p] gets the seconds of the transfer p -> r (rank 0).
+ * Host memory, MPI: a slow host's every transfer is slow, each other
+ * rank's only those with it. Collective; 0 or -1 on no memory.
+ */
+static int link_check(struct ts *t, double *pair)
+{
+	struct mpictx *mpi = t->mpi;
+	int n = mpi->size, cnt = (int)fmin((double)t->bucket_el, 262144.0);
+	float *sb = calloc((size_t)cnt, sizeof(float)), *rb = calloc((size_t)cnt, sizeof(float));
+	double *mine = calloc((size_t)n, sizeof(double)), tr[3];
+	int rc = sb && rb && mine ? 0 : -1, all_ok;
+
+	MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, mpi->world);
+	all_ok = rc == 0;
+	for (int s = 1; all_ok && s < n; s++) {
+		int to = (mpi->rank + s) % n, from = (mpi->rank - s + n) % n;
+
+		for (int k = 0; k < 3; k++) {
+			double t0;
+
+			MPI_Barrier(mpi->world);
+			t0 = timer_now();
+			MPI_Sendrecv(sb, cnt, MPI_FLOAT, to, 71, rb, cnt, MPI_FLOAT, from, 71, mpi->world,
+				     MPI_STATUS_IGNORE);
+			tr[k] = timer_now() - t0;
+		}
+		mine[from] = stats_median(tr, 3);
+	}
+	if (all_ok)
+		MPI_Gather(mine, n, MPI_DOUBLE, pair, n, MPI_DOUBLE, 0, mpi->world);
+	free(sb);
+	free(rb);
+	free(mine);
+	return all_ok ? 0 : -1;
+}
+
+/*
+ * The rank whose links are slow: a slow host's every transfer is slow, each
+ * other rank (with 3 ranks or more) has one that does not involve it. For
+ * each rank its fastest transfer, sent or received; named when that is
+ * above twice every other rank's fastest. -1 when none stands out.
+ */
+static int slow_links(const double *pair, int n, double *mine, double *others)
+{
+	int top = 0;
+	double *best = calloc((size_t)n, sizeof(double));
+
+	if (n < 3 || !best) {
+		free(best);
+		return -1;
+	}
+	for (int r = 0; r < n; r++) {
+		best[r] = INFINITY;
+		for (int p = 0; p < n; p++)
+			if (p != r)
+				best[r] = fmin(best[r], fmin(pair[r * n + p], pair[p * n + r]));
+		if (best[r] > best[top])
+			top = r;
+	}
+	*mine = best[top];
+	*others = 0;
+	for (int r = 0; r < n; r++)
+		if (r != top)
+			*others = fmax(*others, best[r]);
+	free(best);
+	return *mine > 2 * *others ? top : -1;
 }
 
 static int trainstep_run(struct cc_run *run)
 {
 	struct mpictx *mpi = run->mpi;
+	const struct ts_engine *en = engine_of(run->opt);
 	struct ts t = { .run = run, .mpi = mpi };
-	int n = mpi->size, total = p_warmup + p_steps, failed = 0, rc = CC_EXIT_OK;
-	double *all = NULL, *rank_step = NULL, *rank_ready = NULL, *v[3] = { 0 }, *ready_k = NULL;
+	int n = mpi->size, total = p_warmup + p_steps, failed = 0, rc = CC_EXIT_OK, cap = p_steps, ns = 0;
+	double t_timed = 0;
+	double *all = NULL, *rank_step = NULL, *rank_ready = NULL, *v[3] = { 0 }, *ready_k = NULL, *pair = NULL;
 	double flops;
 	int *last_ready = NULL;
-	char why[300] = "";
+	char why[400] = "";
 	int outcome;
 
-	if (run->opt->backend && strcmp(run->opt->backend, "mpi")) {
-		run_skip(run, "probe", "trainstep", "trainstep runs on host memory over MPI only (-B mpi): "
-			 "the GPU step (cuBLASLt, NCCL on a communication stream) is not implemented yet");
+	if (en->missing) {
+		run_skip(run, "probe", "trainstep", en->missing);
 		return CC_EXIT_OK;
 	}
-	shape_of(&t.sh);
-	slow = slow_factor(mpi->rank);
-	outcome = blas_open(why, sizeof(why)) ? 1 : ts_alloc(&t) ? -1 : 0;
-	if (outcome < 0)
-		snprintf(why, sizeof(why), "cannot allocate %.0f bytes for the model", t.sh.bytes);
+	shape_for(run->opt, &t.sh);
+	t.bucket_bytes = p_bucket;
+	t.bucket_el = p_bucket / sizeof(float) ? p_bucket / sizeof(float) : 1;
+	t.nb = (long)(((size_t)t.sh.params + t.bucket_el - 1) / t.bucket_el);
+	t.slow = slow_factor(mpi->rank);
+	outcome = en->open(&t, why, sizeof(why));
 	outcome = run_agree(mpi->world, outcome, mpi->host, why, sizeof(why));
+	if (!outcome) {
+		why[0] = '\0';
+		outcome = en->start(&t, why, sizeof(why));
+		outcome = run_agree(mpi->world, outcome, mpi->host, why, sizeof(why));
+	}
 	if (outcome) {
 		if (outcome > 0)
 			run_skip(run, "probe", "trainstep", why);
 		else
 			run_error(run, "probe", "trainstep", why);
-		ts_free(&t);
+		en->close(&t);
 		return outcome > 0 ? CC_EXIT_OK : CC_EXIT_RUNTIME;
 	}
 	flops = 6.0 * t.sh.params * t.sh.T;
 	if (mpi->rank == 0) {
 		all = calloc((size_t)n * 2, sizeof(double));
-		rank_step = calloc((size_t)n * p_steps, sizeof(double));
-		rank_ready = calloc((size_t)n * p_steps, sizeof(double));
+		rank_step = calloc((size_t)n * cap, sizeof(double));
+		rank_ready = calloc((size_t)n * cap, sizeof(double));
 		ready_k = calloc((size_t)n, sizeof(double));
 		last_ready = calloc((size_t)n, sizeof(int));
+		pair = calloc((size_t)n * n, sizeof(double));
 		for (int m = 0; m < 3; m++)
-			v[m] = calloc((size_t)p_steps, sizeof(double));
+			v[m] = calloc((size_t)cap, sizeof(double));
+		if (!all || !rank_step || !rank_ready || !ready_k || !last_ready || !pair || !v[0] || !v[1] || !v[2])
+			MPI_Abort(mpi->world, CC_EXIT_RUNTIME);
 	}
 	if (mpi->rank == 0 && !run->opt->quiet) {
 		char sz[32];
 
-		printf("# trainstep: hidden %ld, %ld layers, %ld tokens per rank, %.0f parameters (scale %.3g), "
-		       "%ld bucket(s) of %s on %d rank(s)\n# %6s %12s %12s %12s %9s %10s\n", t.sh.h, t.sh.L,
-		       t.sh.T, t.sh.params, t.sh.scale, t.nb, size_human((double)p_bucket, sz, sizeof(sz)), n,
+		printf("# trainstep (%s): hidden %ld, %ld layers, %ld tokens per rank, %.0f parameters (scale %.3g), "
+		       "%ld bucket(s) of %s on %d rank(s)\n# %6s %12s %12s %12s %9s %10s\n", en->compute, t.sh.h,
+		       t.sh.L, t.sh.T, t.sh.params, t.sh.scale, t.nb, size_human((double)p_bucket, sz, sizeof(sz)), n,
 		       "step", "step_s", "compute_s", "comm_s", "overlap", "GFLOP/s");
 	}
-	for (int i = 0; i < total && !failed; i++) {
+	for (int i = 0; !failed; i++) {
 		double got = 0, want = 0;
+		/* rank 0 says whether to go on: --train-steps, then --train-seconds of timed steps */
+		int go = i < total || (p_seconds > 0 && ns < TS_MAX_STEPS && timer_now() - t_timed < p_seconds);
+
+		MPI_Bcast(&go, 1, MPI_INT, 0, mpi->world);
+		if (!go)
+			break;
+		if (i == p_warmup)
+			t_timed = timer_now();
+		if (mpi->rank == 0 && i >= p_warmup && ns == cap) {
+			cap *= 2;
+			rank_step = realloc(rank_step, (size_t)n * cap * sizeof(double));
+			rank_ready = realloc(rank_ready, (size_t)n * cap * sizeof(double));
+			for (int m = 0; m < 3; m++)
+				v[m] = realloc(v[m], (size_t)cap * sizeof(double));
+			if (!rank_step || !rank_ready || !v[0] || !v[1] || !v[2])
+				MPI_Abort(mpi->world, CC_EXIT_RUNTIME);
+		}
 
 		for (int m = 0; m < 3 && !failed; m++) {
-			double mine[2], tmax;
+			double mine[2] = { 0, 0 }, tmax, tot[2], wrong, wrong_any;
 
 			watchdog_arm("trainstep", json_pack("{s:s, s:s, s:s, s:i, s:I}", "kind", "probe", "probe",
 				     "trainstep", "test", mode_names[m], "step", i, "buckets", (json_int_t)t.nb));
 			mpictx_nap_barrier(mpi->world);
 			watchdog_fault_point(mpi->rank, (size_t)(4 * t.sh.params));
-			if (step(&t, (enum mode)m)) {
+			if (en->step(&t, (enum ts_mode)m, &mine[0], why, sizeof(why)))
 				failed = 1;
-				snprintf(why, sizeof(why), "%s:%d: MPI failed in the %s of step %d", mpi->host,
-					 mpi->rank, mode_names[m], i);
-			}
-			mine[0] = timer_now() - t.t0;
 			mine[1] = t.ready;
-			watchdog_disarm();
-			MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, mpi->world);
-			if (m == FULL && !failed && check_last(&t, &got, &want)) {
+			if (m == TS_FULL && !failed && en->last_sum(&t, &got, why, sizeof(why)))
 				failed = 1;
-				snprintf(why, sizeof(why), "step %d: the last bucket's reduced sum %.9g differs from "
-					 "the ranks' local sums %.9g", i, got, want);
+			/* done, but armed while waiting for the others: a rank hung in its step is named */
+			watchdog_done();
+			MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, mpi->world);
+			watchdog_disarm();
+			if (failed) {
+				if (!why[0])
+					snprintf(why, sizeof(why), "another rank failed in the %s of step %d",
+						 mode_names[m], i);
+				break;
+			}
+			MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, mpi->world);
+			if (m == TS_FULL) {
+				/* the last bucket: its reduced sum against every rank's local sums; rounding is far
+				 * below 1e-3 of the sum of magnitudes (bf16 products on GPUs, fp32 sums) */
+				MPI_Allreduce(t.chk_local, tot, 2, MPI_DOUBLE, MPI_SUM, mpi->world);
+				want = tot[0];
+				wrong = !(fabs(got - tot[0]) <= 1e-3 * tot[1] + 1e-30);
+				MPI_Allreduce(&wrong, &wrong_any, 1, MPI_DOUBLE, MPI_MAX, mpi->world);
+				if (wrong_any > 0) {
+					failed = 1;
+					snprintf(why, sizeof(why), "step %d: the last bucket's reduced sum %.9g differs "
+						 "from the ranks' local sums %.9g", i, got, want);
+					break;
+				}
 			}
 			if (mpi->rank || i < p_warmup)
 				continue;
 			tmax = 0;
 			for (int r = 0; r < n; r++)
 				tmax = fmax(tmax, all[2 * r]);
-			v[m][i - p_warmup] = tmax;
-			if (m == FULL)
+			v[m][ns] = tmax;
+			if (m == TS_FULL)
 				for (int r = 0; r < n; r++) {
-					rank_step[r * p_steps + i - p_warmup] = all[2 * r];
-					rank_ready[r * p_steps + i - p_warmup] = all[2 * r + 1];
+					rank_step[(size_t)ns * n + r] = all[2 * r];
+					rank_ready[(size_t)ns * n + r] = all[2 * r + 1];
 				}
 		}
 		if (failed || mpi->rank || i < p_warmup)
 			continue;
 		{
-			int k = i - p_warmup, slowest;
-			double st = v[FULL][k], co = v[COMPUTE][k], cm = v[COMM][k];
+			int k = ns++, slowest;
+			double st = v[TS_FULL][k], co = v[TS_COMPUTE][k], cm = v[TS_COMM][k];
 			/* a step quicker than compute alone (noise between the two) exposes nothing: never negative */
 			double ex = fmax(0, st - co);
-			json_t *rec = base_rec(&t, "step"), *rs = json_array(), *rr = json_array();
+			json_t *rec = base_rec(&t, en, "step"), *rs = json_array(), *rr = json_array();
 
 			for (int r = 0; r < n; r++) {
-				json_array_append_new(rs, json_real(rank_step[r * p_steps + k]));
-				json_array_append_new(rr, json_real(rank_ready[r * p_steps + k]));
-				ready_k[r] = rank_ready[r * p_steps + k];
+				json_array_append_new(rs, json_real(rank_step[(size_t)k * n + r]));
+				json_array_append_new(rr, json_real(rank_ready[(size_t)k * n + r]));
+				ready_k[r] = rank_ready[(size_t)k * n + r];
 			}
 			slowest = argmax(ready_k, n);
 			last_ready[slowest]++;
@@ -562,7 +435,7 @@ static int trainstep_run(struct cc_run *run)
 			json_object_set_new(rec, "compute_s", json_real(co));
 			json_object_set_new(rec, "comm_alone_s", json_real(cm));
 			json_object_set_new(rec, "exposed_s", json_real(ex));
-			json_object_set_new(rec, "overlap", cm > 0 ? json_real(1 - ex / cm) : json_null());
+			json_object_set_new(rec, "overlap", cm > 0 ? json_real(fmax(0, 1 - ex / cm)) : json_null());
 			json_object_set_new(rec, "flops_per_rank", json_real(flops / st));
 			json_object_set_new(rec, "rank_step_s", rs);
 			json_object_set_new(rec, "rank_ready_s", rr);
@@ -573,24 +446,38 @@ static int trainstep_run(struct cc_run *run)
 			run_record(run, "measurement", rec);
 			if (!run->opt->quiet)
 				printf("  %6d %12.6f %12.6f %12.6f %9.3f %10.3f\n", k, st, co, cm,
-				       cm > 0 ? 1 - ex / cm : NAN, flops / st / 1e9);
+				       cm > 0 ? fmax(0, 1 - ex / cm) : NAN, flops / st / 1e9);
 		}
 	}
 	if (run_phase_end(run, "trainstep", failed, why))
 		rc = CC_EXIT_FAIL;
+	/* the links the reductions cross, when the steps ran (every rank, or none) */
+	if (!failed && n >= 3) {
+		watchdog_arm("trainstep", json_pack("{s:s, s:s, s:s}", "kind", "probe", "probe", "trainstep",
+						     "test", "links"));
+		if (link_check(&t, pair))
+			pair[0] = NAN;
+		watchdog_disarm();
+	}
 	if (!failed && mpi->rank == 0) {
-		json_t *rec = base_rec(&t, "summary");
-		double med[3], ex[p_steps], ov[p_steps], rmed[n], others;
-		int top = 0, straggler = -1;
+		json_t *rec = base_rec(&t, en, "summary"), *waits = json_null();
+		double med[3], *ex = calloc((size_t)ns, sizeof(double)), *ov = calloc((size_t)ns, sizeof(double));
+		double *col = calloc((size_t)ns, sizeof(double)), rmed[n], others, lk_mine = 0, lk_others = 0;
+		int top = 0, straggler = -1, slow_link = n >= 3 && isfinite(pair[0]) ?
+			slow_links(pair, n, &lk_mine, &lk_others) : -1;
 
+		if (!ex || !ov || !col)
+			MPI_Abort(mpi->world, CC_EXIT_RUNTIME);
 		for (int m = 0; m < 3; m++)
-			med[m] = stats_median(v[m], (size_t)p_steps);
-		for (int k = 0; k < p_steps; k++) {
-			ex[k] = fmax(0, v[FULL][k] - v[COMPUTE][k]);
-			ov[k] = v[COMM][k] > 0 ? 1 - ex[k] / v[COMM][k] : 0;
+			med[m] = stats_median(v[m], (size_t)ns);
+		for (int k = 0; k < ns; k++) {
+			ex[k] = fmax(0, v[TS_FULL][k] - v[TS_COMPUTE][k]);
+			ov[k] = v[TS_COMM][k] > 0 ? fmax(0, 1 - ex[k] / v[TS_COMM][k]) : 0;
 		}
 		for (int r = 0; r < n; r++) {
-			rmed[r] = stats_median(rank_ready + r * p_steps, (size_t)p_steps);
+			for (int k = 0; k < ns; k++)
+				col[k] = rank_ready[(size_t)k * n + r];
+			rmed[r] = stats_median(col, (size_t)ns);
 			if (last_ready[r] > last_ready[top])
 				top = r;
 		}
@@ -599,21 +486,21 @@ static int trainstep_run(struct cc_run *run)
 		for (int r = 0; r < n; r++)
 			if (r != top)
 				others = fmax(others, rmed[r]);
-		if (n > 1 && p_steps >= 3 && last_ready[top] * 4 >= p_steps * 3 && rmed[top] > 1.2 * others)
+		if (n > 1 && ns >= 3 && last_ready[top] * 4 >= ns * 3 && rmed[top] > 1.2 * others)
 			straggler = top;
-		json_object_set_new(rec, "steps", json_integer(p_steps));
+		json_object_set_new(rec, "steps", json_integer(ns));
 		json_object_set_new(rec, "warmup", json_integer(p_warmup));
-		json_object_set_new(rec, "step_s", json_real(med[FULL]));
-		json_object_set_new(rec, "compute_s", json_real(med[COMPUTE]));
-		json_object_set_new(rec, "comm_alone_s", json_real(med[COMM]));
-		json_object_set_new(rec, "exposed_s", json_real(stats_median(ex, (size_t)p_steps)));
-		json_object_set_new(rec, "overlap", json_real(stats_median(ov, (size_t)p_steps)));
-		json_object_set_new(rec, "flops_per_rank", json_real(flops / med[FULL]));
-		json_object_set_new(rec, "compute_flops_per_rank", json_real(flops / med[COMPUTE]));
-		json_object_set_new(rec, "step_stats_s", stats_of(v[FULL], p_steps));
-		json_object_set_new(rec, "compute_stats_s", stats_of(v[COMPUTE], p_steps));
-		json_object_set_new(rec, "comm_stats_s", stats_of(v[COMM], p_steps));
-		json_object_set_new(rec, "step_series_s", rank_array(v[FULL], p_steps));
+		json_object_set_new(rec, "step_s", json_real(med[TS_FULL]));
+		json_object_set_new(rec, "compute_s", json_real(med[TS_COMPUTE]));
+		json_object_set_new(rec, "comm_alone_s", json_real(med[TS_COMM]));
+		json_object_set_new(rec, "exposed_s", json_real(stats_median(ex, (size_t)ns)));
+		json_object_set_new(rec, "overlap", json_real(stats_median(ov, (size_t)ns)));
+		json_object_set_new(rec, "flops_per_rank", json_real(flops / med[TS_FULL]));
+		json_object_set_new(rec, "compute_flops_per_rank", json_real(flops / med[TS_COMPUTE]));
+		json_object_set_new(rec, "step_stats_s", stats_of(v[TS_FULL], ns));
+		json_object_set_new(rec, "compute_stats_s", stats_of(v[TS_COMPUTE], ns));
+		json_object_set_new(rec, "comm_stats_s", stats_of(v[TS_COMM], ns));
+		json_object_set_new(rec, "step_series_s", rank_array(v[TS_FULL], ns));
 		json_object_set_new(rec, "rank_ready_s", rank_array(rmed, n));
 		json_object_set_new(rec, "straggler", straggler < 0 ? json_null() :
 			json_pack("{s:i, s:s, s:i, s:f, s:f}", "rank", straggler, "host",
@@ -621,49 +508,67 @@ static int trainstep_run(struct cc_run *run)
 				  "ready_s", rmed[straggler], "others_ready_s", others));
 		if (straggler >= 0)
 			json_object_set_new(rec, "straggler_host", json_string(mpi->hosts[mpi->rank_node[straggler]]));
-		json_object_set_new(rec, "blas_threads", json_integer(p_threads));
-		json_object_set_new(rec, "polls", json_integer(t.polls));
+		if (n >= 3 && isfinite(pair[0])) {
+			json_t *m = json_array();
+
+			for (int r = 0; r < n; r++)
+				json_array_append_new(m, rank_array(pair + (size_t)r * n, n));
+			json_object_set_new(rec, "link_s", json_pack("{s:o, s:I, s:s}", "matrix", m, "bytes",
+				(json_int_t)(4 * fmin((double)t.bucket_el, 262144.0)), "about",
+				"MPI on host memory, [receiver][sender], median of 3, all ranks at once per ring shift"));
+		}
+		/* the rank the step waits for: its compute (ready last), else its links */
+		if (straggler >= 0)
+			waits = json_pack("{s:i, s:s, s:s, s:f, s:f}", "rank", straggler, "host",
+					  mpi->hosts[mpi->rank_node[straggler]], "cause", "compute",
+					  "rank_s", rmed[straggler], "others_s", others);
+		else if (slow_link >= 0)
+			waits = json_pack("{s:i, s:s, s:s, s:f, s:f}", "rank", slow_link, "host",
+					  mpi->hosts[mpi->rank_node[slow_link]], "cause", "network",
+					  "rank_s", lk_mine, "others_s", lk_others);
+		json_object_set_new(rec, "waits_for", waits);
+		if (en == &ts_host)
+			json_object_set_new(rec, "blas_threads", json_integer(ts_blas_threads));
 		run_record(run, "measurement", rec);
 		if (!run->opt->quiet) {
 			printf("# trainstep median: step %.6f s, compute %.6f s, comm alone %.6f s, overlap %.3f, "
-			       "%.3f GFLOP/s per rank\n", med[FULL], med[COMPUTE], med[COMM],
-			       stats_median(ov, (size_t)p_steps), flops / med[FULL] / 1e9);
+			       "%.3f GFLOP/s per rank\n", med[TS_FULL], med[TS_COMPUTE], med[TS_COMM],
+			       stats_median(ov, (size_t)ns), flops / med[TS_FULL] / 1e9);
 			if (straggler >= 0)
-				printf("# straggler: rank %d on %s (ready %.6f s, the others by %.6f s)\n", straggler,
-				       mpi->hosts[mpi->rank_node[straggler]], rmed[straggler], others);
+				printf("# the step waits for rank %d on %s: its compute (ready %.6f s, the others "
+				       "by %.6f s)\n", straggler, mpi->hosts[mpi->rank_node[straggler]], rmed[straggler],
+				       others);
+			else if (slow_link >= 0)
+				printf("# the step waits for rank %d on %s: its links (a transfer %.6f s, the "
+				       "others' %.6f s)\n", slow_link, mpi->hosts[mpi->rank_node[slow_link]], lk_mine,
+				       lk_others);
 		}
+		free(ex);
+		free(ov);
+		free(col);
 	}
 	free(all);
 	free(rank_step);
 	free(rank_ready);
 	free(ready_k);
 	free(last_ready);
+	free(pair);
 	for (int m = 0; m < 3; m++)
 		free(v[m]);
-	ts_free(&t);
+	en->close(&t);
 	return rc;
 }
 
 const struct probe probe_trainstep = {
 	.name = "trainstep",
 	.summary = SUMMARY,
+#if !defined(HAVE_OPENBLAS) && !(defined(HAVE_CUDA) && defined(HAVE_CUBLASLT) && defined(HAVE_NCCL))
+	.missing = "built without OpenBLAS (libopenblas-dev: the host step) and without CUDA, cuBLASLt and "
+		   "NCCL (the GPU step)",
+#endif
 	.params = trainstep_params,
 	.phase = PHASE_TRAIN,
 	.estimate = trainstep_estimate,
 	.check = trainstep_check,
 	.run = trainstep_run,
 };
-
-#else
-
-const struct probe probe_trainstep = {
-	.name = "trainstep",
-	.summary = SUMMARY,
-	.missing = "built without OpenBLAS (libopenblas-dev): the host matmuls",
-	.params = trainstep_params,
-	.phase = PHASE_TRAIN,
-	.estimate = trainstep_estimate,
-	.check = trainstep_check,
-};
-
-#endif

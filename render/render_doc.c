@@ -692,62 +692,174 @@ static void outputs_table(FILE *f, const struct markup *m, const json_t *o)
 	fputs(m->table_close, f);
 }
 
+/* seconds, signed %, plain numbers: ccreport's figures with our units */
+static void num_cell(FILE *f, const struct markup *m, const json_t *o, const char *key, const char *unit,
+		     double scale, int sign)
+{
+	char buf[48];
+	double x;
+
+	m->td_open(f, 1, "n");
+	if (j_num(o, key, &x)) {
+		json_t *v = json_real(x * scale);
+
+		fmt_value(buf, sizeof(buf), v);
+		json_decref(v);
+		fprintf(f, "%s%s%s%s", sign && x > 0 ? "+" : "", buf, *unit && strcmp(unit, "%") ? " " : "", unit);
+	} else {
+		fputs("n/a", f);
+	}
+	fputs(m->td_close, f);
+}
+
+/* "name value unit (source)" for one input of a measured step's estimate */
+static void input_text(FILE *f, const struct markup *m, const char *name, const json_t *o, const char *key,
+		       const char *unit, double scale, const char *src)
+{
+	char buf[48];
+	double x;
+	json_t *v;
+
+	if (!j_num(o, key, &x))
+		return;
+	v = json_real(x * scale);
+	fmt_value(buf, sizeof(buf), v);
+	json_decref(v);
+	E(f, m, "%s %s%s%s (%s); ", name, buf, *unit && strcmp(unit, "%") ? " " : "", unit, src);
+}
+
 /*
- * The steps measured beside the model (ccprobe trainstep, workloads/torch_step.py;
- * docs/estimate.md): each measured step against the model's on its shape, and the
- * workload's days from the measured step.
+ * The estimate beside the steps that ran (report/model_step.c): for each, the
+ * model on its shape, the measured step with its spread, the signed error and
+ * every input, measured or assumed; then what the steps say of the cluster.
  */
 static void measured_steps(FILE *f, const struct markup *m, const json_t *e)
 {
-	static const char *const heads[] = { "measured by", "measured step", "the model's step", "error",
-					     "steady", "note" };
-	const json_t *fm = json_object_get(e, "from_measured"), *v;
-	char a[48], b[48], c[48];
+	static const char *const heads[] = { "step", "estimated", "measured", "error", "spread (cv)", "inputs" };
+	const json_t *ms = j_arr(e, "measured_steps"), *ent, *fm = json_object_get(e, "from_measured");
 	size_t i;
 
-	if (!json_array_size(j_arr(e, "measured_steps")))
+	if (!json_array_size(ms))
 		return;
-	para(f, m, "Measured steps beside the model (error = (model - measured) / measured):");
+	para(f, m, "The model against training steps that ran, each on the shape it ran (the model given "
+	     "its measured compute and overlap; the sync as its source says):");
 	m->table_open(f, heads, 6);
-	json_array_foreach(j_arr(e, "measured_steps"), i, v) {
-		const int made = json_is_true(json_object_get(v, "made"));
-
-		fmt_value_unit(a, sizeof(a), json_object_get(v, "measured"), "step_s", "s");
-		fmt_value_unit(b, sizeof(b), json_object_get(v, "estimate"), "step_s", "s");
-		fmt_value_unit(c, sizeof(c), v, "error_pct", "%");
+	if (json_is_object(json_object_get(e, "outputs"))) {
 		fputs(m->tr_open, f);
 		m->td_open(f, 0, NULL);
-		E(f, m, "%s", j_str(v, "source"));
+		E(f, m, "%s", "the workload (the model)");
 		fputs(m->td_close, f);
-		m->td_open(f, 1, "n");
-		E(f, m, "%s", a);
+		num_cell(f, m, json_object_get(e, "outputs"), "step_s", "s", 1, 0);
+		m->td_open(f, 1, NULL);
 		fputs(m->td_close, f);
-		m->td_open(f, 2, "n");
-		E(f, m, "%s", b);
+		m->td_open(f, 1, NULL);
 		fputs(m->td_close, f);
-		m->td_open(f, 3, "n");
-		E(f, m, "%s", c);
+		m->td_open(f, 1, NULL);
 		fputs(m->td_close, f);
-		m->td_open(f, 4, NULL);
-		fputs(!made ? "n/a" : json_is_true(json_object_get(v, "steady")) ? "yes" : "no", f);
+		m->td_open(f, 2, NULL);
+		E(f, m, "%s", "every input as listed below");
 		fputs(m->td_close, f);
-		m->td_open(f, 5, NULL);
-		E(f, m, "%s", made ? j_str(v, "note") : j_str(v, "reason"));
+		fputs(m->tr_close, f);
+	}
+	json_array_foreach(ms, i, ent) {
+		const json_t *me = json_object_get(ent, "measured"), *es = json_object_get(ent, "estimate"),
+			     *sh = json_object_get(ent, "shape"), *src = json_object_get(ent, "sources");
+		const char *name = j_str(ent, "source");
+		int made = json_is_true(json_object_get(ent, "made"));
+		double x;
+
+		fputs(m->tr_open, f);
+		m->td_open(f, 0, NULL);
+		E(f, m, "%s (%s, %s", name, !strcmp(name, "torch_step") ? "framework" : "proxy", j_str(ent, "backend"));
+		if (j_num(sh, "ranks", &x))
+			E(f, m, ", %.0f ranks", x);
+		if (j_num(sh, "params", &x))
+			E(f, m, ", %.3g parameters", x);
+		if (j_num(sh, "tokens_per_rank", &x))
+			E(f, m, ", %.0f tokens a rank", x);
+		if (*j_str(ent, "framework"))
+			E(f, m, ", %s", j_str(ent, "framework"));
+		E(f, m, "%s", ")");
+		fputs(m->td_close, f);
+		if (!made) {
+			m->td_open(f, 1, NULL);
+			fputs(m->td_close, f);
+			num_cell(f, m, me, "step_s", "s", 1, 0);
+			m->td_open(f, 1, NULL);
+			fputs("n/a", f);
+			fputs(m->td_close, f);
+			num_cell(f, m, me, "step_cv", "%", 100, 0);
+			m->td_open(f, 2, NULL);
+			E(f, m, "not compared: %s", j_str(ent, "reason"));
+			fputs(m->td_close, f);
+			fputs(m->tr_close, f);
+			continue;
+		}
+		num_cell(f, m, es, "step_s", "s", 1, 0);
+		num_cell(f, m, me, "step_s", "s", 1, 0);
+		num_cell(f, m, ent, "error_pct", "%", 1, 1);
+		num_cell(f, m, me, "step_cv", "%", 100, 0);
+		m->td_open(f, 2, NULL);
+		input_text(f, m, "compute", me, "compute_s", "s", 1, "measured");
+		input_text(f, m, "overlap", es, "overlap", "%", 100, "measured, share of compute");
+		input_text(f, m, "sync", es, "sync_s", "s", 1, j_str(src, "sync"));
+		input_text(f, m, "comm alone", me, "comm_alone_s", "s", 1, "measured");
+		if (j_num(ent, "error_pct_overlap_assumed", &x))
+			E(f, m, "with the assumed overlap (%s): %+.1f %%; ", j_str(src, "overlap_assumed"), x);
+		if (j_num(ent, "error_pct_other_sweep", &x))
+			E(f, m, "priced instead by the sweep of another collective (%s): %+.1f %%; ",
+			  j_str(json_object_get(ent, "estimate_other_sweep"), "sync_source"), x);
+		if (*j_str(ent, "note"))
+			E(f, m, "%s", j_str(ent, "note"));
+		else
+			E(f, m, "%s", "steady");
 		fputs(m->td_close, f);
 		fputs(m->tr_close, f);
 	}
 	fputs(m->table_close, f);
-	if (json_is_object(fm)) {
-		char d[48], g[48], st[48];
+	/* what the steps say: the rank waited for, stalls, goodput */
+	m->list_open(f, NULL);
+	json_array_foreach(ms, i, ent) {
+		const json_t *w = json_object_get(ent, "waits_for"), *st;
+		double x;
+		size_t k;
 
-		fmt_value_unit(st, sizeof(st), fm, "step_s", "s");
-		fmt_value_unit(d, sizeof(d), fm, "days", "days");
-		fmt_value_unit(g, sizeof(g), fm, "gpu_hours", "GPU-hours");
-		m->p_open(f, NULL);
-		E(f, m, "From the measured step (%s): a step of %s, %s, %s (%s).", j_str(fm, "source"), st, d, g,
-		  j_str(fm, "basis"));
-		fputs(m->p_close, f);
+		if (!json_is_object(json_object_get(ent, "measured")))
+			continue;
+		fputs(m->li_open, f);
+		E(f, m, "%s: ", j_str(ent, "source"));
+		if (json_is_object(w) && j_num(w, "rank", &x))
+			E(f, m, "the step waits for rank %.0f on %s (its %s)", x, j_str(w, "host"),
+			  !strcmp(j_str(w, "cause"), "network") ? "links" : j_str(w, "cause"));
+		else
+			E(f, m, "%s", "no rank the step waits for stands out");
+		if (j_num(ent, "goodput", &x))
+			E(f, m, "; goodput %.1f %%", 100 * x);
+		json_array_foreach(j_arr(ent, "stalls"), k, st) {
+			double t = 0, r = -1;
+
+			j_num(st, "step_s", &t);
+			j_num(st, "rank", &r);
+			E(f, m, "%s step %.0f took %.3g s", k ? "," : "; stalls:", json_number_value(json_object_get(st,
+				"step")), t);
+			if (r >= 0)
+				E(f, m, " (rank %.0f on %s last ready)", r, j_str(st, "host"));
+		}
+		if (*j_str(ent, "python"))
+			E(f, m, "; interpreter %s", j_str(ent, "python"));
+		fputs(m->li_close, f);
 	}
+	if (json_is_object(fm)) {
+		double d = 0, md = 0;
+
+		j_num(fm, "days", &d);
+		j_num(fm, "model_days", &md);
+		fputs(m->li_open, f);
+		E(f, m, "Days quoted from the measured step (%s): %.3g days (the model alone: %.3g days); %s",
+		  j_str(fm, "source"), d, md, j_str(fm, "basis"));
+		fputs(m->li_close, f);
+	}
+	fputs(m->list_close, f);
 }
 
 /* a model's output is never mistaken for a measurement: outputs first, then every input */
@@ -769,6 +881,7 @@ static void estimate(FILE *f, const struct markup *m, const json_t *s)
 		E(f, m, " %s", j_str(e, "extrapolated"));
 		fputs(m->p_close, f);
 	}
+	measured_steps(f, m, e);
 	if (json_is_object(json_object_get(e, "outputs"))) {
 		para(f, m, "Outputs of the model:");
 		outputs_table(f, m, json_object_get(e, "outputs"));

@@ -644,6 +644,13 @@ int eval_record(struct eval *e, json_t *rec, long line, char *err, size_t len)
 		}
 		rv_from_json(rec, r);
 		sel_read(r, &k);
+		/* a training step that did not run: its reason goes beside the estimate */
+		if (streq(k.kind, "probe") && (streq(k.name, "trainstep") || streq(k.name, "torch_step")) &&
+		    step_note_missing(e, k.name, skip, why ?: type)) {
+			free(r);
+			snprintf(err, len, "out of memory");
+			return -1;
+		}
 		for (int i = 0; i < e->ncs; i++) {
 			struct crit_state *s = &e->cs[i];
 
@@ -1338,6 +1345,7 @@ static void judge(struct eval *e, struct crit_state *s)
 	char *missing = NULL, *partial = NULL, *also = NULL, *odd = NULL, *t;
 	/* what an element is, in the reason */
 	const char *what = c->derived == DERIVED_SCALING ? "node count" :
+			   c->derived == DERIVED_STEP && !strcmp(c->metric, "framework_ready") ? "framework step" :
 			   c->derived && c->derived != DERIVED_SOAK ? "estimate" : rpt_scope_name(c->scope);
 
 	s->failures = json_array();

@@ -353,9 +353,9 @@ static void build_scaling(struct eval *e)
 /* ---- the estimate ---- */
 
 /* the all_reduce series the estimate uses: the workload's backend and dtype, sum, most nodes */
-static const json_t *estimate_series(const struct eval *e, const char **key_out)
+static const json_t *estimate_series(const struct eval *e, const char *backend, const char *dtype,
+				     const char **key_out)
 {
-	const struct workload *w = &e->p->wl;
 	const json_t *best = NULL, *s;
 	const char *key, *bkey = NULL;
 	int sum = 0;
@@ -367,8 +367,8 @@ static const json_t *estimate_series(const struct eval *e, const char **key_out)
 		json_int_t ranks = json_integer_value(json_object_get(e->ranks_of, key));
 
 		/* one rank moves nothing (busbw 0 by definition); any other series counts, zeros too */
-		if (strcmp(s_of(s, "name") ?: "", "all_reduce") || !field_ok(w->s[WL_BACKEND], s, "backend") ||
-		    !field_ok(w->s[WL_DTYPE], s, "dtype") || ranks == 1 || (!ranks && !(plateau(s) > 0)))
+		if (strcmp(s_of(s, "name") ?: "", "all_reduce") || !field_ok(backend, s, "backend") ||
+		    !field_ok(dtype, s, "dtype") || ranks == 1 || (!ranks && !(plateau(s) > 0)))
 			continue;
 		/* gradients are summed: a sum series first; then the most nodes; then by key */
 		if (best && (is_sum < sum || (is_sum == sum && (n < bn || (n == bn && strcmp(key, bkey) > 0)))))
@@ -544,7 +544,7 @@ static json_t *make_estimate(const struct eval *e)
 {
 	const struct workload *w = &e->p->wl;
 	const char *key, *ikey = NULL;
-	const json_t *s = estimate_series(e, &key), *fit, *is = NULL;
+	const json_t *s = estimate_series(e, w->s[WL_BACKEND], w->s[WL_DTYPE], &key), *fit, *is = NULL;
 	struct est_inputs in = { 0 };
 	struct est_outputs out;
 	struct measured m, mi;
@@ -737,24 +737,48 @@ static json_t *make_estimate(const struct eval *e)
 	return j;
 }
 
-int model_shape_estimate(const struct eval *e, const struct step_shape *sh, struct est_outputs *out,
+/* the largest spread (cv, a fraction) of the series' records from lo to hi bytes; 0 when none */
+static double series_cv(const json_t *s, double lo, double hi)
+{
+	const json_t *pt;
+	size_t i;
+	double cv = 0;
+
+	json_array_foreach(json_object_get(s, "points"), i, pt) {
+		double b = json_number_value(json_array_get(pt, 0));
+
+		if (b >= lo && b <= hi)
+			cv = fmax(cv, json_number_value(json_array_get(pt, 2)) / 100);
+	}
+	return cv;
+}
+
+int model_shape_estimate(const struct eval *e, struct step_shape *sh, struct est_outputs *out,
 			 char *why, size_t len)
 {
-	const char *key;
-	const json_t *s = estimate_series(e, &key), *fit;
+	const char *key = NULL;
+	const json_t *s = sh->sync_s > 0 ? NULL : estimate_series(e, sh->backend, NULL, &key), *fit = NULL;
 	struct est_inputs in = { 0 };
 	struct curve cv = { 0 };
-	struct measured m;
+	struct measured m = { 0 };
 
-	if (!s) {
-		snprintf(why, len, "no all_reduce records with more than one rank to price the gradient sync");
+	if (!s && !(sh->sync_s > 0)) {
+		snprintf(why, len, "no all_reduce records of backend %s with more than one rank to price the "
+			 "gradient sync", sh->backend ?: "-");
 		return -1;
 	}
-	fit = json_object_get(e->fits, key);
-	if (fit && !(n_of(fit, "beta_GBps") > 0 && isfinite(n_of(fit, "alpha_us"))))
-		fit = NULL;
-	if (bucket_busbw(s, fit, sh->bucket_bytes, &m, why, len))
-		return -1;
+	if (s) {
+		fit = json_object_get(e->fits, key);
+		if (fit && !(n_of(fit, "beta_GBps") > 0 && isfinite(n_of(fit, "alpha_us"))))
+			fit = NULL;
+		if (bucket_busbw(s, fit, sh->bucket_bytes, &m, why, len))
+			return -1;
+		sh->sync_cv = series_cv(s, m.lo, m.hi);
+		snprintf(sh->sync_source, sizeof(sh->sync_source), "measured: all_reduce %s %s on %.0f node(s), "
+			 "%.0f rank(s), busbw at the bucket of %.0f B (and the tail at its size): %s",
+			 s_of(s, "backend") ?: "-", s_of(s, "dtype") ?: "-", n_of(s, "nodes"),
+			 (double)json_integer_value(json_object_get(e->ranks_of, key)), sh->bucket_bytes, m.method);
+	}
 	cv.s = s;
 	cv.fit = fit;
 	cv.far = 1;
@@ -775,12 +799,23 @@ int model_shape_estimate(const struct eval *e, const struct step_shape *sh, stru
 	in.price_gpu_hour = 0;
 	in.bucket_bytes = sh->bucket_bytes;
 	in.overlap = fmin(1, fmax(0, sh->overlap));
-	in.busbw_GBps = m.busbw;
-	in.busbw_at = curve_at;
-	in.curve = &cv;
-	fit_inputs(&in, fit);
-	in.fit_ranks = fit && n_of(fit, "ranks") >= 1 ? (int)n_of(fit, "ranks") :
-		       (int)json_integer_value(json_object_get(e->ranks_of, key));
+	if (s) {
+		in.busbw_GBps = m.busbw;
+		in.busbw_at = curve_at;
+		in.curve = &cv;
+		fit_inputs(&in, fit);
+		in.fit_ranks = fit && n_of(fit, "ranks") >= 1 ? (int)n_of(fit, "ranks") :
+			       (int)json_integer_value(json_object_get(e->ranks_of, key));
+	} else {
+		/* the sync measured as given: the busbw that moves 2 (n-1)/n S in sync_s, at every size */
+		double S = sh->bytes_per_grad * sh->params;
+
+		in.busbw_GBps = sh->ranks > 1 ? 2.0 * (sh->ranks - 1) / sh->ranks * S / sh->sync_s / 1e9 : 1;
+		in.alpha_us = NAN;
+		in.beta_GBps = NAN;
+		in.beta_busbw_GBps = NAN;
+		in.fit_ranks = sh->ranks;
+	}
 	in.tp_busbw_GBps = NAN;
 	in.pair_GBps = NAN;
 	if (est_compute(&in, out, why, len) || cv.failed) {

@@ -9,7 +9,10 @@
  * measured (and, beside it, assumed), and its signed error against the
  * measured step is kept; the criterion metric estimate_error judges it.
  * Stalls (steps above 3x the median) and the rank the step waited for are
- * named; goodput is the productive share of the steps' time.
+ * named; goodput is the productive share of the steps' time. A framework's
+ * step (torch_step) also feeds the metric framework_ready: the readiness
+ * checks it failed (every rank joined the backend within its deadline, the
+ * steps ran, losses finite, losses identical across data-parallel ranks).
  */
 #include "model.h"
 
@@ -23,6 +26,9 @@ struct rv;
 
 /* a trainstep or torch_step record: kept for step_build; 0, or -1 on no memory */
 int step_note(struct eval *e, const struct rv *r);
+
+/* a skip (skip 1) or error record of trainstep or torch_step: its text kept; 0, or -1 on no memory */
+int step_note_missing(struct eval *e, const char *name, int skip, const char *why);
 
 /*
  * After the estimate (model_build): e->estimate gains "measured_steps" (one

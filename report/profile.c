@@ -492,6 +492,13 @@ static int crit_key(struct parse *ps, struct criterion *c, const char *k, const 
 			c->higher = 0;
 			return 1;
 		}
+		/* the framework's readiness (model_step.c): checks failed of a framework step, a count */
+		if (!strcmp(v, "framework_ready")) {
+			c->derived = DERIVED_STEP;
+			c->unit = "count";
+			c->higher = 0;
+			return 1;
+		}
 		/* the stability of a soak's series (soak.c), in % or intervals */
 		if (soak_metric(v, &c->unit, &c->higher)) {
 			c->derived = DERIVED_SOAK;
@@ -645,7 +652,7 @@ static int check_criterion(const struct criterion *c, char *err, size_t len)
 	else if (c->derived == DERIVED_COMM && (c->probe || c->collective))
 		miss = "neither 'probe' nor 'collective' (comm_fraction judges the estimate)";
 	else if (c->derived == DERIVED_STEP && (c->probe || c->collective))
-		miss = "neither 'probe' nor 'collective' (estimate_error judges the estimate against the measured steps)";
+		miss = "neither 'probe' nor 'collective' (estimate_error and framework_ready judge the measured steps)";
 	else if (c->derived == DERIVED_CKPT && (c->probe || c->collective))
 		miss = "neither 'probe' nor 'collective' (checkpoint_stall_fraction judges the checkpoint estimate)";
 	else if (c->derived == DERIVED_SCALING && !c->collective)

@@ -48,7 +48,8 @@ struct criterion {
 
 /* criteria whose values ccreport derives (model.c): metric scaling_efficiency, comm_fraction;
  * (model_ckpt.c) checkpoint_stall_fraction; (soak.c) soak_cv, soak_worst, soak_drops;
- * (model_step.c) estimate_error: |estimate - measured step| / measured, % */
+ * (model_step.c) estimate_error: |estimate - measured step| / measured, %; framework_ready: the
+ * readiness checks a framework step failed, count */
 enum { DERIVED_NONE, DERIVED_SCALING, DERIVED_COMM, DERIVED_CKPT, DERIVED_SOAK, DERIVED_STEP };
 
 struct profile {

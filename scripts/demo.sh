@@ -5,8 +5,10 @@
 # of profile emu-1g with its estimate, the netpair phase, the all_reduce phase
 # on 1, 2 and 4 nodes (--scale, the profile's scaling criterion), the storage
 # phase on an emulated GlusterFS volume when GlusterFS is installed, the report
-# (ccreport: scaling chart, the training estimate of a toy workload, a model)
-# with its verdict, and the node to drain. Without root, this host alone (the
+# (ccreport: scaling chart, the training estimate of a toy workload, a model,
+# beside the training steps its train phases measured: ccprobe trainstep and
+# PyTorch DDP when python3-torch is installed) with its verdict, and the node
+# to drain. Without root, this host alone (the
 # report is then incomplete: netpair needs two hosts).
 set -u
 cd "$(dirname "$0")/.."
@@ -44,7 +46,11 @@ case $rc in
 			join(", ")) + " of \(.base_nodes) nodes"),
 		(.estimate | select(. != null) | if .made then
 			"demo: estimate (a model, not a measurement): toy workload, comm fraction \(.outputs.comm_fraction * 100 | round) %, \(.outputs.days * 24 * 10 | round / 10) hours"
-			else "demo: no estimate: \(.reason)" end)' "$OUT_DIR/report/summary.json"
+			else "demo: no estimate: \(.reason)" end),
+		(.estimate.measured_steps[]? | if .made then
+			"demo: \(.source) measured \(.measured.step_s * 1000 | round) ms a step (cv \(.measured.step_cv * 100 | round) %), the model on its shape \(.estimate.step_s * 1000 | round) ms (\(if .error_pct > 0 then "+" else "" end)\(.error_pct | round) %)" +
+				(if .waits_for then "; the step waits for \(.waits_for.host) (\(if .waits_for.cause == "network" then "its links" else "its compute" end))" else "" end)
+			else "demo: \(.source): \(.reason)" end)' "$OUT_DIR/report/summary.json"
 	[ -s "$OUT_DIR/drain.txt" ] && echo "demo: to drain (xargs -L1 scontrol update < $OUT_DIR/drain.txt):" &&
 		sed 's/^/demo:   /' "$OUT_DIR/drain.txt"
 	echo "demo: results in $OUT_DIR/phase-*.jsonl, launcher output in $OUT_DIR/phase-*.log"

@@ -21,6 +21,8 @@ must be the same: finite and identical across the data-parallel ranks is the che
 
 Exit codes: 0 ran (the records judge it), 1 the check failed (a loss not finite or
 ranks disagreeing), 2 usage, 3 could not run (no torch, the backend did not join).
+CCPROBE_FAULT=seed:RANK feeds rank RANK other tokens, so the losses differ (tests).
+--seconds S keeps stepping for S seconds of timed steps (a soak: goodput, stalls).
 Launch (docs/estimate.md, "Measured against a real step"):
   mpirun -np 4 -H a,b,c,d /usr/bin/python3 workloads/torch_step.py --master a \\
       --params 1e6 --layers 4 --tokens 512 --bucket 262144 -o torch.jsonl
@@ -30,6 +32,7 @@ import datetime
 import json
 import math
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -47,6 +50,18 @@ def env_rank():
         if r in os.environ and s in os.environ:
             return int(os.environ[r]), int(os.environ[s]), int(os.environ.get(l, "0"))
     return 0, 1, 0
+
+
+def nccl_version(torch):
+    """NCCL's version as "2.27.3": a tuple in recent torch, an int (22703) before."""
+    try:
+        v = torch.cuda.nccl.version()
+    except Exception:  # noqa: BLE001 (a build without NCCL)
+        return None
+    if isinstance(v, int):
+        return "%d.%d.%d" % (v // 10000, v // 100 % 100, v % 100) if v >= 10000 else \
+            "%d.%d.%d" % (v // 1000, v // 100 % 10, v % 100)
+    return ".".join(map(str, v))
 
 
 def parse_size(text):
@@ -87,6 +102,8 @@ def main():
     ap.add_argument("--bucket", default="25M", help="DDP bucket_cap_mb as bytes (K/M/G) [25M]")
     ap.add_argument("--steps", type=int, default=8, help="timed steps [8]")
     ap.add_argument("--warmup", type=int, default=2, help="untimed steps first [2]")
+    ap.add_argument("--seconds", type=float, default=0,
+                    help="keep stepping until this many seconds of timed steps (a soak; at least --steps) [0]")
     ap.add_argument("--threads", type=int, default=1, help="torch CPU threads per rank [1]")
     ap.add_argument("--max-params", type=float, default=2.5e8,
                     help="a larger model is scaled down to this (the scale is recorded) [2.5e8]")
@@ -95,6 +112,7 @@ def main():
     ap.add_argument("--port", type=int, default=29533, help="rendezvous port [29533]")
     ap.add_argument("--deadline", type=float, default=60, help="seconds for every rank to join [60]")
     ap.add_argument("-o", "--output", default="torch_step.jsonl", help="JSON Lines file (rank 0)")
+    ap.add_argument("--nonce", default="", help="written into the header as given (ccdiag --nonce)")
     a = ap.parse_args()
     try:
         bucket = parse_size(a.bucket)
@@ -103,8 +121,13 @@ def main():
     for name in ("layers", "tokens", "seq", "steps", "threads"):
         if getattr(a, name) < 1:
             ap.error("--%s %d: expected 1 or more" % (name, getattr(a, name)))
-    if a.warmup < 0 or a.hidden < 0 or not (a.params >= 1) or not (a.deadline > 0):
-        ap.error("--warmup and --hidden are 0 or more, --params 1 or more, --deadline above 0")
+    if a.warmup < 0 or a.hidden < 0 or not (a.params >= 1) or not (a.deadline > 0) or \
+            not (0 <= a.seconds <= 86400):
+        ap.error("--warmup and --hidden are 0 or more, --params 1 or more, --deadline above 0, "
+                 "--seconds 0 to 86400")
+    if a.nonce and not re.fullmatch(r"[A-Za-z0-9._:+/=-]{1,128}", a.nonce):
+        ap.error("invalid value %r for --nonce (1 to 128 letters, digits, '.', '_', ':', '+', '/', '=', '-')"
+                 % a.nonce)
 
     rank, size, local_rank = env_rank()
     t_start = time.time()
@@ -113,6 +136,8 @@ def main():
     def write(rtype, rec):
         if out:
             rec = dict({"type": rtype}, **rec)
+            if rtype == "run" and a.nonce:
+                rec["nonce"] = a.nonce
             rec["elapsed_s"] = time.time() - t_start
             out.write(json.dumps(rec, allow_nan=False, default=str) + "\n")
             out.flush()
@@ -152,12 +177,17 @@ def main():
     asked = 12.0 * hidden * hidden * layers if a.hidden else a.params
     while hidden > 8 and 12.0 * hidden * hidden * layers > a.max_params:
         hidden = int(hidden * 0.9)
+    if cuda and not a.hidden and hidden >= 128:
+        # tensor-core shapes and heads of 64: hidden a multiple of 64 on GPUs (the scale says so)
+        hidden = 64 * max(1, int(round(hidden / 64.0)))
+        while hidden > 64 and 12.0 * hidden * hidden * layers > a.max_params:
+            hidden -= 64
     heads = max(1, hidden // 64) if hidden % 64 == 0 else 1
     vocab, seq = 256, min(a.seq, a.tokens)
     batch = max(1, a.tokens // seq)
 
     versions = {"torch": torch.__version__, "cuda": torch.version.cuda,
-                "nccl": ".".join(map(str, torch.cuda.nccl.version())) if cuda else None}
+                "nccl": nccl_version(torch) if cuda else None}
     hostname = socket.gethostname()
     t0 = time.time()
     joined, why = True, None
@@ -207,7 +237,10 @@ def main():
         write("error", {"kind": "probe", "name": "torch_step", "test": "init",
                         "message": "the %s backend did not join: %s" % (backend, why)})
         write("end", {"status": "complete", "failures": 1, "exit_code": 3})
-        return 3
+        if out:
+            out.close()
+        sys.stderr.flush()
+        os._exit(3)  # a half-joined process group can hang a normal exit
 
     class Block(nn.Module):
         def __init__(self):
@@ -247,7 +280,9 @@ def main():
     params = sum(p.numel() for p in model.parameters())
     ddp = nn.parallel.DistributedDataParallel(model, bucket_cap_mb=bucket / 2**20)
     opt = torch.optim.SGD(ddp.parameters(), lr=1e-4)
-    gen = torch.Generator().manual_seed(7)  # the same tokens on every rank: losses must agree
+    # the same tokens on every rank: losses must agree (CCPROBE_FAULT=seed:RANK: that rank's differ, a test)
+    fault = os.environ.get("CCPROBE_FAULT", "")
+    gen = torch.Generator().manual_seed(8 if fault == "seed:%d" % rank else 7)
     tokens = torch.randint(0, vocab, (batch, seq + 1), generator=gen).to(dev)
     x, y = tokens[:, :-1], tokens[:, 1:]
     grad_el = sum(p.numel() for p in model.parameters() if p.requires_grad)
@@ -288,29 +323,42 @@ def main():
         return [float(z[0]) for z in all_t], [float(z[1]) for z in all_t]
 
     series = {"step": [], "compute": [], "comm": []}
-    failures, check_msg = 0, None
+    failures, check_msg, all_finite = 0, None, True
     flops = 6.0 * params * batch * seq
-    for i in range(a.warmup + a.steps):
+    max_steps = 100000
+    t_timed, i = None, 0
+    while True:
+        # every rank steps as long as rank 0 says so (--seconds: a soak measured in steps)
+        more = i < a.warmup + a.steps or (a.seconds > 0 and t_timed is not None and
+                                          time.time() - t_timed < a.seconds and i - a.warmup < max_steps)
+        flag = torch.tensor([1 if more else 0], device=dev if backend == "nccl" else "cpu")
+        dist.broadcast(flag, 0)
+        if not int(flag.item()):
+            break
+        if i == a.warmup:
+            t_timed = time.time()
         got = {}
         for mode in ("step", "compute", "comm"):
             got[mode] = run(mode)
-        if i < a.warmup:
+        i += 1
+        if i <= a.warmup:
             continue
-        k = i - a.warmup
+        k = i - 1 - a.warmup
         rank_t, losses = got["step"]
         st, co, cm = max(rank_t), max(got["compute"][0]), max(got["comm"][0])
         for m, val in (("step", st), ("compute", co), ("comm", cm)):
             series[m].append(val)
         finite = all(math.isfinite(v) for v in losses)
+        all_finite = all_finite and finite
         spread = max(losses) - min(losses)
         same = finite and spread <= 1e-5 * max(1.0, abs(losses[0]))
         if not same and failures == 0:
             failures = 1
             check_msg = ("step %d: losses %s across the data-parallel ranks (%s)"
                          % (k, "not finite" if not finite else "differ by %.3g" % spread, losses))
-        ex = st - co
+        ex = max(0.0, st - co)
         write("measurement", dict(base, test="step", step=k, step_s=st, compute_s=co, comm_alone_s=cm,
-                                  exposed_s=ex, overlap=(1 - ex / cm) if cm > 0 else None,
+                                  exposed_s=ex, overlap=max(0.0, 1 - ex / cm) if cm > 0 else None,
                                   flops_per_rank=flops / st, rank_step_s=rank_t,
                                   last_ready_rank=max(range(size), key=lambda r: got["compute"][0][r]),
                                   loss=losses[0] if finite else None, losses_agree=same,
@@ -327,23 +375,34 @@ def main():
         return {"n": len(v), "min": min(v), "median": med(v), "mean": mean, "max": max(v),
                 "cv": sd / mean if mean > 0 else 0.0}
 
-    ex = [s - c for s, c in zip(series["step"], series["compute"])]
-    ov = [1 - e / c if c > 0 else 0.0 for e, c in zip(ex, series["comm"])]
-    write("measurement", dict(base, test="summary", steps=a.steps, warmup=a.warmup,
+    ex = [max(0.0, s - c) for s, c in zip(series["step"], series["compute"])]
+    ov = [max(0.0, 1 - e / c) if c > 0 else 0.0 for e, c in zip(ex, series["comm"])]
+    write("measurement", dict(base, test="summary", steps=len(series["step"]), warmup=a.warmup,
                               step_s=med(series["step"]), compute_s=med(series["compute"]),
                               comm_alone_s=med(series["comm"]), exposed_s=med(ex), overlap=med(ov),
                               flops_per_rank=flops / med(series["step"]),
+                              compute_flops_per_rank=flops / med(series["compute"]),
                               step_stats_s=stats(series["step"]), compute_stats_s=stats(series["compute"]),
                               comm_stats_s=stats(series["comm"]), step_series_s=series["step"],
                               params=float(params), params_asked=asked, scale=params / asked,
                               buckets=len(comm_bufs), grad_bytes=grad_el * el_size,
-                              losses_agree=failures == 0))
+                              losses_agree=failures == 0, losses_finite=all_finite,
+                              comm="DDP's reducer: %s all_reduce of each bucket as autograd writes it" % backend))
     if failures:
         write("error", {"kind": "probe", "name": "torch_step", "test": "step", "message": check_msg})
         print("torch_step.py: " + check_msg, file=sys.stderr)
     write("end", {"status": "complete", "failures": failures, "exit_code": 1 if failures else 0})
-    dist.destroy_process_group()
-    return 1 if failures else 0
+    # every rank here, then out at once: tearing gloo's process group down has hung at exit on
+    # a loaded machine (the records are written; nothing is left to wait for)
+    try:
+        dist.barrier()
+    except Exception:  # noqa: BLE001
+        pass
+    if out:
+        out.close()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(1 if failures else 0)
 
 
 if __name__ == "__main__":

@@ -284,6 +284,7 @@ struct product {
 	size_t nd, na, nb;
 	int corrupt;
 	int phys;                /* the GPU it runs on */
+	size_t elt;              /* bytes of a D element */
 };
 
 /* D from A and B alone (a cheap stand-in for the product): the same on every healthy GPU */
@@ -298,6 +299,11 @@ static void do_product(void *arg)
 		h = (h ^ p->b[i]) * 0x100000001b3ULL;
 	for (size_t i = 0; i < p->nd; i++)
 		p->d[i] = (unsigned char)(h >> (8 * (i % 8))) ^ (unsigned char)i;
+	/* fp32, bf16 and fp16 elements stay finite and below 2 in magnitude (a sum of them stays finite):
+	 * the exponent's top bit clear in each element's top byte (little-endian) */
+	if (p->elt == 2 || p->elt == 4)
+		for (size_t i = p->elt - 1; i < p->nd; i += p->elt)
+			p->d[i] &= 0xbf;
 	if (p->corrupt && p->nd)
 		p->d[p->nd / 2] ^= 0x10;
 	queued[p->phys]--;
@@ -344,7 +350,7 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t op, const
 			       .nb = b->rows * b->cols * elt(b->type),
 			       .corrupt = fake_cfg("CCDIAG_FAKEGEMM_CORRUPT") &&
 					  atoi(fake_cfg("CCDIAG_FAKEGEMM_CORRUPT")) == g->phys,
-			       .phys = g->phys };
+			       .phys = g->phys, .elt = elt(d->type) };
 	queued[g->phys]++;
 	return fake_stream_work(st, flops / (rate * 1e12) * g->slow, do_product, p) ?
 	       CUBLAS_STATUS_EXECUTION_FAILED : CUBLAS_STATUS_SUCCESS;

@@ -287,7 +287,7 @@ int fake_owner(const void *p)
 
 /* ------------------------------------------------------------------ streams */
 
-enum op_kind { OP_COPY, OP_HOSTFN, OP_EVENT, OP_WORK };
+enum op_kind { OP_COPY, OP_HOSTFN, OP_EVENT, OP_WORK, OP_WAIT };
 
 struct op {
 	enum op_kind kind;
@@ -312,9 +312,12 @@ struct fstream {
 struct fevent {
 	double t;
 	int recorded;
+	struct fstream *s;               /* where it was last recorded */
 };
 
 static cudaError_t sticky;           /* cudaGetLastError */
+
+static void flush(struct fstream *s);
 
 static void run_op(struct fstream *s, struct op *o)
 {
@@ -338,6 +341,13 @@ static void run_op(struct fstream *s, struct op *o)
 		if (o->work)
 			o->work(o->arg);
 		s->t += o->sec;
+		break;
+	case OP_WAIT:
+		/* cudaStreamWaitEvent: the event's stream runs up to it first; this one goes on from then */
+		if (!o->ev->recorded && o->ev->s && o->ev->s != s)
+			flush(o->ev->s);
+		if (o->ev->recorded && o->ev->t > s->t)
+			s->t = o->ev->t;
 		break;
 	}
 }
@@ -687,7 +697,19 @@ cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t st)
 	if (!o)
 		return cudaErrorMemoryAllocation;
 	((struct fevent *)ev)->recorded = 0;
+	((struct fevent *)ev)->s = (struct fstream *)st;
 	*o = (struct op){ .kind = OP_EVENT, .ev = (struct fevent *)ev };
+	return enqueue(st, o);
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t st, cudaEvent_t ev, unsigned int flags)
+{
+	struct op *o = calloc(1, sizeof(*o));
+
+	(void)flags;
+	if (!o)
+		return cudaErrorMemoryAllocation;
+	*o = (struct op){ .kind = OP_WAIT, .ev = (struct fevent *)ev };
 	return enqueue(st, o);
 }
 

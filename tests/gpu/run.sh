@@ -2,7 +2,9 @@
 # tests/gpu/run.sh: the one prepared script for a machine with NVIDIA GPUs. Gets a
 # ccprobe (built here, or the carried build/gpu-bundle: tests/gpu/bundle.sh), runs every
 # GPU probe (pcie, nvlink, hbm; gemm with gpuhealth before and after) and an NCCL
-# all_reduce sweep on one host, one rank per GPU, judges the records with the GPU's
+# all_reduce sweep on one host, one rank per GPU, the training step on one rank (ccprobe
+# trainstep; workloads/torch_step.py with CCDIAG_PYTHON, else the first python3 on PATH, when
+# it imports torch with CUDA), judges the records with the GPU's
 # shipped profile, and prints the figures with their units: HBM copy kernel, triad and
 # copy engine (TB/s, % of the memory's rate), GEMM bf16/fp8 TFLOP/s and accumulation
 # mode, PCIe, the sustained phase's clock-event (throttle) reasons, gpuhealth's XID
@@ -18,7 +20,8 @@
 #
 # Where things go: every file in RESULTS (default results/gpu); when OUT is set (the
 # device machine's folder that comes back), summary.txt, env.txt, logs.txt, the three
-# records files and the report's summary.json are copied there too (7 files).
+# records files, the report's summary.json and train.tar (the training steps' records) are
+# copied there too (8 files).
 # BUILD=auto (default: the bundle when build/gpu-bundle is here, else make), bundle, make,
 # prebuilt (build/ccprobe and build/ccreport as they are, built on another machine;
 # CCDIAG_PREBUILT=1 says the same).
@@ -56,6 +59,8 @@ finish() {
 			[ -f "$RESULTS/$f.jsonl" ] && cp "$RESULTS/$f.jsonl" "$OUT/"
 		done
 		[ -f "$RESULTS/report/summary.json" ] && cp "$RESULTS/report/summary.json" "$OUT/report-summary.json"
+		# the training steps' records, one file (a device returns 8 at most)
+		(cd "$RESULTS" && ls trainstep.jsonl torch_step.jsonl 2>/dev/null | tar -cf "$OUT/train.tar" -T - 2>/dev/null)
 		for f in "$RESULTS"/*.out "$RESULTS"/*.err "$RESULTS"/build.log; do
 			[ -s "$f" ] && { echo "==== $(basename "$f")"; tail -n 60 "$f"; }
 		done >"$OUT/logs.txt" 2>/dev/null
@@ -179,6 +184,13 @@ else
 	LAUNCH=(env "${FAKE[@]}")
 fi
 
+failed() {  # failed NAME RC LIMIT: the step's failure, the tail of its stderr
+	say "   FAILED (exit $2$([ "$2" -eq 124 ] && echo ": past its $3 s"))"
+	tail -5 "$RESULTS/$1.err" | sed 's/^/   | /' | tee -a "$SUMMARY"
+	STEPS+=("$1:FAILED")
+	fail=1
+}
+
 step() {  # step NAME CAP ARGS...: one ccprobe run into $RESULTS/NAME.jsonl, within CAP seconds
 	local name=$1 cap=$2 rc lim
 	shift 2
@@ -188,10 +200,7 @@ step() {  # step NAME CAP ARGS...: one ccprobe run into $RESULTS/NAME.jsonl, wit
 	rc=$?
 	if [ "$rc" -ne 0 ] || ! jq -e -s '.[-1].type == "end" and .[-1].status == "complete"' \
 		"$RESULTS/$name.jsonl" >/dev/null 2>&1; then
-		say "   FAILED (exit $rc$([ "$rc" -eq 124 ] && echo ": past its $lim s"))"
-		tail -5 "$RESULTS/$name.err" | sed 's/^/   | /' | tee -a "$SUMMARY"
-		STEPS+=("$name:FAILED")
-		fail=1
+		failed "$name" "$rc" "$lim"
 	else
 		STEPS+=("$name:ok")
 	fi
@@ -229,6 +238,74 @@ if [ "$RANKS" -ge 2 ] && [ "$(left)" -gt 40 ]; then
 		STEPS+=("hang:FAILED")
 		fail=1
 	fi
+fi
+
+# ---- the training step (issue 34; docs/estimate.md, "Measured against a real step"): ccprobe
+# trainstep on one rank (cuBLASLt bf16 products, each bucket's ncclAllReduce on the
+# communication stream after its event), then workloads/torch_step.py on CUDA when a python3
+# here imports torch with CUDA. One rank, an MPI singleton: no launcher needed. ~30 s of GPU.
+TS_SHAPE=${TS_SHAPE:---train-params 1e8 --train-layers 8 --train-tokens 4096 --train-bucket 25M}
+if [ "$(basename "$P")" = ccprobe-nonccl ]; then
+	say "== trainstep: skipped (no libnccl.so.2 on this host for the bundle's ccprobe)"
+	STEPS+=("trainstep:skipped")
+elif [ "$(left)" -gt 30 ]; then
+	lim=$(limit 40)
+	say "== trainstep (up to $lim s, 1 rank): ccprobe -B nccl $TS_SHAPE --train-steps 10 trainstep"
+	# shellcheck disable=SC2086
+	timeout "$lim" env "${FAKE[@]}" "$P" -B nccl $TS_SHAPE --train-steps 10 --train-mem 8G --timeout 30 \
+		-o "$RESULTS/trainstep.jsonl" trainstep >"$RESULTS/trainstep.out" 2>"$RESULTS/trainstep.err"
+	rc=$?
+	if [ "$rc" -eq 0 ] && jq -e -s 'any(.[]; .test == "summary" and .backend == "nccl") and
+		.[-1].status == "complete"' "$RESULTS/trainstep.jsonl" >/dev/null 2>&1; then
+		jq -r 'select(.test == "summary") | "trainstep  \(.ranks) rank, hidden \(.hidden), \(.layers) layers, \(.tokens_per_rank) tokens, \(.params / 1e6 | round) M params, \(.buckets) bucket(s) of \(.bucket_bytes) B: step \(.step_s * 1e5 | round / 100) ms (cv \(.step_stats_s.cv * 100 | round) %), compute alone \(.compute_s * 1e5 | round / 100) ms, comm alone \(.comm_alone_s * 1e5 | round / 100) ms, overlap \(.overlap * 100 | round) %, \(.compute_flops_per_rank / 1e12 | round) TFLOP/s per GPU (compute alone)\(if .transport then " [" + .transport + "]" else "" end)"' \
+			"$RESULTS/trainstep.jsonl" | tee -a "$SUMMARY"
+		STEPS+=("trainstep:ok")
+	else
+		failed trainstep "$rc" "$lim"
+		jq -r 'select(.type == "skip" or .type == "error" or .type == "timeout") | "   \(.type): \(.reason // .message // .name)"' \
+			"$RESULTS/trainstep.jsonl" 2>/dev/null | tee -a "$SUMMARY"
+	fi
+	# the interpreter, as ccdiag finds it (docs/ccdiag.md): CCDIAG_PYTHON alone when set, else
+	# the first python3 on PATH that imports torch with CUDA; each try within what is left
+	tpy="" tried=""
+	if [ -z "${CCDIAG_FAKECUDA_GPUS:-}" ]; then
+		if [ -n "${CCDIAG_PYTHON:-}" ]; then cands=("$CCDIAG_PYTHON"); else mapfile -t cands < <(type -P -a python3 | awk '!seen[$0]++'); fi
+		for py in "${cands[@]}"; do
+			[ "$(left)" -gt 50 ] || break
+			tried+=" $py"
+			if timeout "$(limit 45)" "$py" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' \
+				>/dev/null 2>&1; then
+				tpy=$py
+				break
+			fi
+		done
+	fi
+	if [ -n "${CCDIAG_FAKECUDA_GPUS:-}" ]; then
+		say "== torch_step: skipped (the CUDA test double cannot run PyTorch)"
+		STEPS+=("torch_step:skipped")
+	elif [ -z "$tpy" ]; then
+		say "== torch_step: skipped: ${CCDIAG_PYTHON:+CCDIAG_PYTHON=}${tried:+tried$tried: }no python3 here imports torch with CUDA available (CCDIAG_PYTHON names one)"
+		STEPS+=("torch_step:skipped")
+	elif [ "$(left)" -gt 40 ]; then
+		lim=$(limit 90)
+		say "== torch_step (up to $lim s, 1 rank, CUDA): $tpy workloads/torch_step.py --params 1e8 --layers 8 --tokens 4096 --bucket 25M"
+		timeout "$lim" "$tpy" workloads/torch_step.py --params 1e8 --layers 8 --tokens 4096 --seq 512 --bucket 25M \
+			--steps 10 --warmup 3 -o "$RESULTS/torch_step.jsonl" >"$RESULTS/torch_step.out" 2>"$RESULTS/torch_step.err"
+		rc=$?
+		if [ "$rc" -eq 0 ] && jq -e -s 'any(.[]; .test == "summary")' "$RESULTS/torch_step.jsonl" >/dev/null 2>&1; then
+			jq -r 'select(.test == "summary") | "torch_step \(.framework), \(.backend), \(.dtype), \(.ranks) rank, \(.params / 1e6 | round) M params: step \(.step_s * 1e5 | round / 100) ms (cv \(.step_stats_s.cv * 100 | round) %), compute alone \(.compute_s * 1e5 | round / 100) ms, comm alone \(.comm_alone_s * 1e5 | round / 100) ms, \((.compute_flops_per_rank // 0) / 1e12 | round) TFLOP/s per GPU (compute alone), losses agree \(.losses_agree); python \(.python)"' \
+				"$RESULTS/torch_step.jsonl" | tee -a "$SUMMARY"
+			STEPS+=("torch_step:ok")
+		else
+			failed torch_step "$rc" "$lim"
+		fi
+	else
+		say "== torch_step: skipped: under 40 s left of TOTAL_S"
+		STEPS+=("torch_step:skipped")
+	fi
+else
+	say "== trainstep: skipped: under 30 s left of TOTAL_S"
+	STEPS+=("trainstep:skipped")
 fi
 
 say ""
@@ -313,9 +390,11 @@ if [ "${#inputs[@]}" -gt 0 ]; then
 		"   \(.id): \(.verdict)\(if .worst then ", worst \(.worst.element) \(.worst.value) \(.worst.unit)" else "" end); \(.reason | .[0:140])"' \
 		"$RESULTS/report/summary.json" 2>/dev/null | tee -a "$SUMMARY"
 	# (dcgm_*: evidence imported from dcgmi diag, which no probe writes; one rank has no
-	# bus bandwidth, so allreduce_node needs 2 GPUs or more)
+	# bus bandwidth, so allreduce_node needs 2 GPUs or more; one GPU passed through alone
+	# to a VM has no NVLink and NVML no NVLink counters, so gpu_nvlink_errors needs 2 too)
 	missing=$(jq -c --argjson ranks "$RANKS" '[.criteria[] | select((.probe // "" | test("^(pcie|nvlink|hbm|gemm|gpuhealth)$")) or
 			(.id == "allreduce_node" and $ranks > 1) or .id == "allreduce_data") |
+			select(.id != "gpu_nvlink_errors" or $ranks > 1) |
 			select(.id | startswith("dcgm_") | not) |
 			select(.reason | startswith("no measurement of")) | .id]' "$RESULTS/report/summary.json" 2>/dev/null)
 	if [ "$missing" = "[]" ]; then

@@ -20,21 +20,30 @@ plan() {
 # ---- plans of the shipped profiles
 plan emu-1g --emulated 4
 t_check "emu-1g plan: exit 0, nothing on stderr" bash -c "[ $rc -eq 0 ] && [ ! -s '$T_TMP/plan.err' ]"
-t_check "emu-1g plan on 4 hosts: pairs, collectives, then storage (not run: no directory)" \
-	bash -c "grep -c '^  phase' '$T_TMP/plan' | grep -qx 3 && grep -q '^  phase 1/3 pairs .*netpair' '$T_TMP/plan' &&
-		grep -q '^  phase 2/3 collectives-mpi .*all_reduce' '$T_TMP/plan' &&
-		grep -q '^  phase 3/3 storage  *storage  *not run: no --storage-dir' '$T_TMP/plan'"
+t_check "emu-1g plan on 4 hosts: pairs, collectives, storage (not run: no directory), then the train phases" \
+	bash -c "grep -c '^  phase' '$T_TMP/plan' | grep -qx 5 && grep -q '^  phase 1/5 pairs .*netpair' '$T_TMP/plan' &&
+		grep -q '^  phase 2/5 collectives-mpi .*all_reduce' '$T_TMP/plan' &&
+		grep -q '^  phase 3/5 storage  *storage  *not run: no --storage-dir' '$T_TMP/plan' &&
+		grep -qE '^  phase 4/5 train-proxy +trainstep .*ccprobe -B mpi --train-params=1e\+06 --train-layers=4 --train-tokens=416 --train-bucket=262144 ' '$T_TMP/plan'"
+# the train phase: the framework's step on the same shape (or not run, with the reason, without torch)
+if type -P -a python3 /usr/bin/python3 | while read -r py; do "$py" -c 'import torch, torch.distributed' 2>/dev/null && exit 0; done; then
+	t_check "emu-1g plan: the train phase runs workloads/torch_step.py with an interpreter that imports torch" \
+		grep -qE '^    launch: .* [^ ]*python3 [^ ]*/workloads/torch_step.py --params=1e\+06 .* --master node0 -o ' "$T_TMP/plan"
+else
+	t_check "emu-1g plan: without torch the train phase is planned, not run, with the reason" \
+		grep -qE '^  phase 5/5 train +torch_step +not run: the framework is not present' "$T_TMP/plan"
+fi
 plan emu-1g --emulated 4 --storage 1
-t_check "emu-1g plan with --storage: the storage phase tests the emulated volume, last" \
-	grep -qE -- '^  phase 3/3 storage +storage +~.*--storage-dir /run/ccdiag-emu/storage storage' "$T_TMP/plan"
+t_check "emu-1g plan with --storage: the storage phase tests the emulated volume, before the train phases" \
+	grep -qE -- '^  phase 3/5 storage +storage +~.*--storage-dir /run/ccdiag-emu/storage storage' "$T_TMP/plan"
 t_check "emu-1g plan: all_reduce over mpi under --scale (the profile's scaling criterion)" \
-	grep -qE -- '^  phase 2/3 collectives-mpi .*-B mpi .*--scale all_reduce' "$T_TMP/plan"
+	grep -qE -- '^  phase 2/5 collectives-mpi .*-B mpi .*--scale all_reduce' "$T_TMP/plan"
 t_check "emu-1g plan: no --pair-link-rate (the emulated hosts state their shaped rates)" \
 	bash -c "! grep -q -- --pair-link-rate '$T_TMP/plan'"
 t_check "emu-1g plan: no GPU probe, no ib, no other collective" \
 	bash -c "! grep -qE 'pcie|nvlink|hbm|ib |all_gather|alltoall|broadcast|reduce_scatter' '$T_TMP/plan'"
 t_check "emu-1g plan with --storage: an estimate per phase and a total" \
-	bash -c "[ \$(grep -cE '^  phase .* ~ *[0-9]+(s|m[0-9]+s|h[0-9]+m) ' '$T_TMP/plan') -eq 3 ] && grep -q 'estimated total ~' '$T_TMP/plan'"
+	bash -c "[ \$(grep -cE '^  phase .* ~ *[0-9]+(s|m[0-9]+s|h[0-9]+m) ' '$T_TMP/plan') -eq 5 ] && grep -q 'estimated total ~' '$T_TMP/plan'"
 for p in h100-sxm-8x-ndr400 h200-sxm-8x-ndr400; do
 	plan "$p" -H a,b,c,d
 	t_check "$p plan: node phase pcie nvlink hbm, 8 ranks per node" \
@@ -67,10 +76,10 @@ t_check "--budget below the plan with --dry-run: the plan it refuses is shown, i
 		grep -q '^ccdiag: estimated total ~[0-9]*s of --budget 3s' '$T_TMP/plan'"
 plan emu-1g --emulated 4 --budget 1h
 t_check "--budget 1h holds the plan: no cut" bash -c "[ $rc -eq 0 ] && ! grep -q 'cut to fit' '$T_TMP/plan'"
-need=$(sed -n 's/.*estimated total ~\([0-9]*\)s.*/\1/p' "$T_TMP/plan")
+need=$(sed -n 's/.*estimated total ~\([0-9]*m\)\{0,1\}\([0-9]*\)s.*/\1 \2/p' "$T_TMP/plan" | awk '{ print ($2 == "" ? $1 : $1 * 60 + $2) }')
 plan emu-1g --emulated 4 --budget $((need - 2)) --shrink
 t_check "--shrink: fits the budget and lists what was cut" \
-	bash -c "[ $rc -eq 0 ] && grep -q '^ccdiag: cut to fit --budget: ' '$T_TMP/plan' && grep -q 'of --budget $((need - 2))s' '$T_TMP/plan'"
+	bash -c "[ $rc -eq 0 ] && grep -q '^ccdiag: cut to fit --budget: ' '$T_TMP/plan' && grep -q 'estimated total ~.* of --budget ' '$T_TMP/plan'"
 plan emu-1g --emulated 4 --budget 1 --shrink
 t_check "--shrink with a budget below the minimal plan: exit 2, one line; --dry-run shows the minimal plan and its cuts" \
 	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/plan.err') -eq 1 ] && grep -q 'cannot hold even the minimal plan' '$T_TMP/plan.err' &&
@@ -79,9 +88,9 @@ t_check "--shrink with a budget below the minimal plan: exit 2, one line; --dry-
 # ---- soak: its own phase after the collectives, in the estimate and the budget
 plan emu-1g --emulated 4 --soak 2m
 t_check "--soak 2m: a soak phase after the collectives, netpair and all_reduce (emu-1g's soak criteria), 60 s each" \
-	bash -c "grep -c '^  phase' '$T_TMP/plan' | grep -qx 4 &&
-		grep -qE -- '^  phase 3/4 soak +netpair all_reduce +~ *2m[0-9]+s .* --soak 60 -B mpi -e 1M netpair all_reduce' '$T_TMP/plan' &&
-		grep -q '^  phase 4/4 storage' '$T_TMP/plan'"
+	bash -c "grep -c '^  phase' '$T_TMP/plan' | grep -qx 6 &&
+		grep -qE -- '^  phase 3/6 soak +netpair all_reduce +~ *2m[0-9]+s .* --soak 60 -B mpi -e 1M netpair all_reduce' '$T_TMP/plan' &&
+		grep -q '^  phase 4/6 storage' '$T_TMP/plan' && grep -qE -- '^  phase 5/6 train-proxy .* --train-seconds=30 trainstep' '$T_TMP/plan'"
 need=$(sed -n 's/.*estimated total ~\([0-9]*\)m\([0-9]*\)s.*/\1 \2/p' "$T_TMP/plan" | awk '{ print $1 * 60 + $2 }')
 t_check "--soak 2m: counted in the total (~$need s: the soak's 120 s and the rest)" bash -c "[ '$need' -gt 130 ]"
 plan emu-1g --emulated 4 --soak 2m --budget $((need - 30))
@@ -237,6 +246,24 @@ t_check "local run: a results file and a log per phase, the report" \
 t_check "local run: the collectives phase ran under --time-per-size and its records carry the counts" \
 	jq -e -s '.[0].options.time_per_size_s == 2 and ([.[] | select(.type == "measurement")] | length > 0 and all(.reps >= 3))' \
 	"$out/phase-2-collectives-mpi.jsonl"
+# the train phases on this host, the framework absent (CCDIAG_PYTHON names an interpreter that
+# cannot import torch): the proxy runs, the framework's phase is recorded not run with the reason,
+# and the report's framework_ready says why, never a failure of the cluster
+out=$T_TMP/train
+CCDIAG_PYTHON=/bin/false "$D" run -p "$FX/train-local.ini" -o "$out" >"$T_TMP/train.out" 2>"$T_TMP/train.err"
+rc=$?
+t_check "train phases, no framework: the plan says why before anything runs" \
+	grep -qE '^  phase 2/2 train +torch_step +not run: the framework is not present: no python3 imports torch .*\(tried /bin/false' "$T_TMP/train.out"
+t_check "train phases, no framework: trainstep ran; the train phase is recorded not run with the reason (exit $rc)" \
+	bash -c "grep -q '^ccdiag: phase 1/2 train-proxy: trainstep: .*trainstep step [0-9.]* s' '$T_TMP/train.out' &&
+		jq -e -s '.[-1].status == \"not_run\" and (.[-1].reason | test(\"framework is not present\")) and
+			any(.[]; .type == \"skip\" and .kind == \"probe\" and .name == \"torch_step\")' '$out/phase-2-train.jsonl' >/dev/null"
+# (exit 4: on one rank nothing else is judged, and a pass needs a judged criterion)
+t_check "train phases, no framework: framework_ready not judged (optional), with the reason; no failure (exit $rc)" \
+	bash -c "[ $rc -ne 1 ] && jq -e '.verdict != \"fail\"' '$out/report/summary.json' >/dev/null &&
+		jq -e '.criteria[] | select(.id == \"framework_ready\") | .verdict != \"fail\" and
+		(.reason | test(\"did not run: not run: the framework is not present\"))' '$out/report/summary.json' >/dev/null"
+
 # a phase that cannot launch (netpair rejects --pair-time 0) is recorded; the next one runs
 out=$T_TMP/fail
 "$D" run -p "$FX/local-data.ini" -o "$out" -- --pair-time 0 >"$T_TMP/fail.out" 2>"$T_TMP/fail.err"

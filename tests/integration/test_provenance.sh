@@ -48,6 +48,12 @@ t_check "phases not run: the nonce and ccdiag's run id in their headers, ccrepor
 	bash -c "[ $rc -eq 4 ] && [ \$(jq -r --arg n '$NONCE' 'select(.type == \"run\") | .nonce == \$n and (.ccdiag_run_id | test(\"^[0-9a-f]{16}$\"))' '$out2'/phase-*.jsonl | grep -c true) -eq 2 ] &&
 		grep -qE '^# run_id: ' '$out2/MANIFEST'"
 
+# the framework's phase (workloads/torch_step.py, not ccprobe) is given the nonce too
+"$D" run -p emu-1g --emulated 3 --dry-run -o "$T_TMP/drynonce" --nonce "$NONCE" >"$T_TMP/dn.out" 2>&1
+rc=$?
+t_check "dry run of a profile with a [workload]: the train phase's torch_step.py gets --nonce (exit $rc)" \
+	bash -c "[ $rc -eq 0 ] && grep -A1 '^  phase 5/5 train ' '$T_TMP/dn.out' | grep -q 'launch: .*torch_step.py .*--nonce $NONCE '"
+
 # ---- bad nonces: one line, exit 2, nothing run
 "$D" run -p "$FX/local-data.ini" -o "$T_TMP/bad" --nonce 'a b' >"$T_TMP/bn.out" 2>"$T_TMP/bn.err"
 rc=$?

@@ -255,6 +255,25 @@ t_check "a workload without the measurement it needs: the estimate says why, its
 	jq -e '.estimate.made == false and (.estimate.reason | test("backend nccl")) and .estimate.outputs == null and
 		.criteria[0].verdict == "incomplete" and (.criteria[0].reason | test("^no estimate: "))' "$s/estimate-not-made.json"
 t_check "no workload: the estimate is null" jq -e '.estimate == null' "$s/scale-fail.json"
+# issue 34: the estimate beside measured steps whose figures are round. 262144 fp32 parameters (1 MiB,
+# 4 buckets of 256 KiB) on 4 ranks; each step 1.0 s, compute alone 0.6 s, comm alone 0.8 s, exposed 0.4 s.
+# The model's overlap is the share of compute the sync hid under: (0.8 - 0.4) / 0.6. trainstep (mpi): the
+# sweep's busbw at 256 KiB (0.00098304 GB/s) gives sync 2 x 3/4 x 1 MiB / busbw = 1.6 s, so the step is
+# 0.6 + (1.6 - 0.4) = 1.8 s: +80 %; with the workload's overlap (0) 0.6 + 1.6: +120 %. torch_step (gloo, no
+# gloo sweep): its own comm alone, 0.8 s: 0.6 + (0.8 - 0.4) = 1.0 s, 0 %; the mpi sweep's beside it +80 %
+t_check "measured steps: overlap as a share of compute, the sync from the step's own backend's sweep (trainstep +80 %) or its comm alone (torch_step 0 %), the assumed overlap beside (+120 %, +40 %)" \
+	jq -e '[.estimate.measured_steps[] | {(.source): .}] | add | (.trainstep | .made and
+		(.error_pct - 80 | fabs) < 1e-6 and (.error_pct_overlap_assumed - 120 | fabs) < 1e-6 and
+		(.measured.overlap_of_compute - 0.4 / 0.6 | fabs) < 1e-6 and (.sync_ratio - 2 | fabs) < 1e-6 and
+		.steady and (.sources.sync | test("all_reduce mpi float on 4 node"))) and (.torch_step | .made and
+		(.error_pct | fabs) < 1e-6 and (.error_pct_overlap_assumed - 40 | fabs) < 1e-6 and
+		(.error_pct_other_sweep - 80 | fabs) < 1e-6 and (.steady | not) and (.note | test("too noisy to compare: the measured steps spread by cv 30[.]0 %")) and
+		(.sources.sync | test("own buckets all-reduced alone")))' "$s/step-measured.json"
+t_check "measured steps: a stall above 3x the median named with its rank, goodput 3/7, the rank the step waits for, estimate_error warns on +80 %, the framework ready" \
+	jq -e '(.estimate.measured_steps[0] | .source == "trainstep" and .stalls[0].step == 3 and .stalls[0].host == "node2" and
+		(.goodput - 3 / 7 | fabs) < 1e-5 and .waits_for.host == "node2" and .waits_for.cause == "network") and
+		(.criteria[] | select(.id == "est-error") | .verdict == "warn" and .failures[0].element == "trainstep") and
+		(.criteria[] | select(.id == "framework") | .verdict == "pass")' "$s/step-measured.json"
 # issue 15, 8 and 11: scale-pass's 4-rank fit at dp 512. Per pass and bucket half an all_reduce's alpha,
 # scaled to 512 ranks (x 511/3); the bandwidth term in the busbw form: 511/512 x S / beta_busbw
 fit4=$(jq -c 'select(.kind == "fit" and .nodes == 4)' "$CASES/scale-pass/results.jsonl")

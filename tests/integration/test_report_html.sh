@@ -77,6 +77,22 @@ else
 	t_skip "ccreport end to end: needs build/ccreport, tests/report/gen_results.c and profiles/h100*.ini"
 fi
 
+# the estimate beside measured steps (tests/report/cases/step-measured, figures by hand in
+# test_report): its section opens with the model against each step, every input and its source
+if [ -x "$BUILD/ccreport" ]; then
+	(cd "$T_ROOT/tests/report/cases/step-measured" &&
+		"$BUILD/ccreport" -q -p ./profile.ini -o "$T_TMP/steps" results.jsonl torch.jsonl) >/dev/null 2>&1
+	t_check "measured steps: the estimate section opens with them (report.md): estimated, measured, signed error, spread, inputs measured or assumed" \
+		bash -c "sed -n '/^## Estimate/,/^Outputs of the model/p' '$T_TMP/steps/report.md' >'$T_TMP/steps.sec' &&
+			grep -q '^| step | estimated | measured | error | spread (cv) | inputs |' '$T_TMP/steps.sec' &&
+			grep -qE '^\| trainstep \(proxy, mpi, 4 ranks.*\| 1.80 s \| 1.00 s \| \+80.00% \| 5.00% \| compute 0.6 s \(measured\); overlap 66.67% \(measured, share of compute\); sync 1.60 s \(measured: all\\\\_reduce mpi' '$T_TMP/steps.sec' &&
+			grep -qE '^\| torch\\\\_step \(framework, gloo.*\| 0% \| 30.00% \|.*own buckets all-reduced alone.*too noisy to compare' '$T_TMP/steps.sec' &&
+			grep -q '^- trainstep: the step waits for rank 2 on node2 (its links); goodput 42.9 %; stalls: step 3 took 4 s' '$T_TMP/steps.sec'"
+	t_check "measured steps: index.html has the same table, before the model's outputs" \
+		bash -c "grep -q '<th>spread (cv)</th>' '$T_TMP/steps/index.html' &&
+			awk '/spread \\(cv\\)/ { t = NR } /Every input of the model/ { i = NR } END { exit !(t && i && t < i) }' '$T_TMP/steps/index.html'"
+fi
+
 CHROME=$(command -v chromium || command -v chromium-browser)
 if [ -z "$CHROME" ]; then
 	t_skip "chromium is not installed (optional in scripts/deps.sh): pages not opened in a browser"

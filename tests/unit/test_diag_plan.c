@@ -3,7 +3,8 @@
  * ccprobe's registry. The fake's estimates are simple sums, so every plan
  * below is checked by hand: per name, a collective 4 x time per size, +3
  * under --scale, +2 with -b 8, +1 without -n; netpair or ib 4 (1 with
- * --pair-time); a node probe 10; storage 20; under --soak S each name S.
+ * --pair-time); a node probe 10; storage 20; trainstep 5 + --train-seconds;
+ * under --soak S each name S.
  * Each phase adds the launch, 3 s + 0.01 s per node, rounded to 0.1 s.
  */
 #include <setjmp.h>
@@ -23,7 +24,7 @@ static const struct { const char *name, *phase; int soak; } table[] = {
 	{ "all_reduce", "collectives", 1 }, { "all_gather", "collectives", 1 },
 	{ "alltoall", "collectives", 1 }, { "netpair", "pairs", 1 }, { "ib", "pairs", 0 },
 	{ "pcie", "node", 0 }, { "nvlink", "node", 0 }, { "hbm", "node", 0 },
-	{ "storage", "storage", 0 }, { "dcgm", "node", 0 },
+	{ "storage", "storage", 0 }, { "dcgm", "node", 0 }, { "trainstep", "train", 0 },
 };
 #define NTABLE (sizeof(table) / sizeof(table[0]))
 
@@ -58,6 +59,15 @@ static const char *value_of(const struct strv *a, const char *opt)
 	return v;
 }
 
+/* the value of an option given as --opt=value */
+static const char *value_of_prefix(const struct strv *a, const char *opt)
+{
+	for (int i = 0; i < a->n; i++)
+		if (!strncmp(a->v[i], opt, strlen(opt)))
+			return a->v[i] + strlen(opt);
+	return NULL;
+}
+
 static double fake_estimate(void *ctx, int nodes, int rpn, double gbps, const struct strv *a,
 			    char *err, size_t len)
 {
@@ -79,7 +89,9 @@ static double fake_estimate(void *ctx, int nodes, int rpn, double gbps, const st
 
 		if (!ph || (i > 0 && !strcmp(a->v[i - 1], "--storage-dir")))
 			continue;
-		if (soak > 0)
+		if (!strcmp(ph, "train"))
+			t += 5 + (value_of_prefix(a, "--train-seconds=") ? atof(value_of_prefix(a, "--train-seconds=")) : 0);
+		else if (soak > 0)
 			t += soak;
 		else if (!strcmp(ph, "collectives"))
 			t += 4 * tps + (strv_find(a, "--scale") >= 0 ? 3 : 0) + (b && !strcmp(b, "8") ? 2 : 0) +
@@ -114,6 +126,10 @@ static const struct plan_registry reg = { fake_phase, fake_can_soak, fake_estima
 	"[criterion ar1]\ncollective = all_reduce\nnodes = 1\nmetric = busbw_GBps\nsize = plateau\nbound = >= 460 GB/s\n"
 #define SOAK_AR "[criterion ar_soak]\ncollective = all_reduce\nbackend = mpi\nmetric = soak_drops\nbound = <= 2\n"
 #define SOAK_NP "[criterion np_soak]\nprobe = netpair\nmetric = soak_drops\nscope = link\nbound = <= 2\nrequired = no\n"
+
+/* emu-1g's workload: 1e6 parameters, 4096 tokens a step, 0.05 TFLOP/s x 0.5 */
+#define WL "[workload]\nparams = 1e6\nbytes_per_grad = 4\ntokens_per_step = 4096\ntotal_tokens = 1e8\n" \
+	"peak_tflops = 0.05\nmfu = 0.5\nbucket_bytes = 256K\n"
 
 static struct profile prof;
 static struct plan pl;
@@ -583,6 +599,79 @@ static void test_extra_and_refused(void **state)
 	strv_free(&extra);
 }
 
+static void test_train_phases(void **state)
+{
+	(void)state;
+	/* a [workload], the framework present: the proxy, then the framework's step, last */
+	load(EMU WL);
+	in.framework = 1;
+	assert_int_equal(make(), 0);
+	assert_int_equal(pl.nph, 5);
+	assert_string_equal(pl.ph[3].name, "train-proxy");
+	assert_int_equal(pl.ph[3].kind, PK_PROBE);
+	/* 4096 tokens over 4 ranks, cut to what 2.5e10 FLOP/s computes in 0.1 s: 416 */
+	assert_string_equal(args(3, 0), "-B mpi --train-params=1e+06 --train-layers=4 --train-tokens=416 "
+			    "--train-bucket=262144 --train-steps=6 --train-warmup=1 trainstep");
+	near(pl.ph[3].est[0], 8.0);          /* 5 + 3.04 */
+	assert_string_equal(pl.ph[4].name, "train");
+	assert_int_equal(pl.ph[4].kind, PK_FRAMEWORK);
+	assert_false(pl.ph[4].skipped);
+	assert_string_equal(args(4, 0), "--params=1e+06 --layers=4 --tokens=416 --bucket=262144 --steps=6 --warmup=1");
+	near(pl.ph[4].est[0], 33.0);         /* 2 x 4.96 + 20 + 3.04 */
+	near(pl.total, 24.0 + 8.0 + 33.0);
+	done();
+
+	/* the framework absent: the phase is planned, not run, with the reason, and takes no time */
+	load(EMU WL);
+	in.framework = 0;
+	in.framework_why = "the framework is not present: no python3 imports torch";
+	assert_int_equal(make(), 0);
+	assert_int_equal(pl.nph, 5);
+	assert_true(pl.ph[4].skipped);
+	assert_string_equal(pl.ph[4].skip_why, "the framework is not present: no python3 imports torch");
+	near(pl.ph[4].est[0], 0);
+	assert_false(pl.ph[3].skipped);      /* the proxy runs all the same */
+	near(pl.total, 24.0 + 8.0);
+	done();
+
+	/* not known until the hosts are up: planned, checked at run time */
+	load(EMU WL);
+	in.framework = -1;
+	assert_int_equal(make(), 0);
+	assert_false(pl.ph[4].skipped);
+	done();
+
+	/* --soak: each train phase steps for a quarter of it (at least 10 s) */
+	load(EMU WL);
+	in.framework = 1;
+	in.soak_s = 60;
+	assert_int_equal(make(), 0);
+	assert_int_equal(pl.nph, 6);
+	assert_string_equal(pl.ph[4].name, "train-proxy");
+	assert_non_null(strstr(args(4, 0), " --train-seconds=15 trainstep"));
+	near(pl.ph[4].est[0], 23.0);         /* 5 + 15 + 3.04 */
+	assert_non_null(strstr(args(5, 0), " --seconds=15"));
+	done();
+
+	/* GPUs: the products on cuBLASLt, the buckets over NCCL, one rank per GPU, no time cut */
+	load(GPU WL);
+	in.framework = 1;
+	assert_int_equal(make(), 0);
+	assert_string_equal(pl.ph[pl.nph - 2].name, "train-proxy");
+	assert_int_equal(pl.ph[pl.nph - 2].rpn, 8);
+	assert_string_equal(args(pl.nph - 2, 0), "-B nccl --train-params=1e+06 --train-layers=4 --train-tokens=128 "
+			    "--train-bucket=262144 --train-steps=6 --train-warmup=1 trainstep");
+	assert_int_equal(pl.ph[pl.nph - 1].rpn, 8);
+	done();
+
+	/* no [workload]: no train phase */
+	load(EMU);
+	in.framework = 1;
+	assert_int_equal(make(), 0);
+	assert_int_equal(pl.nph, 3);
+	done();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -598,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_soak_criteria),
 		cmocka_unit_test(test_quick),
 		cmocka_unit_test(test_extra_and_refused),
+		cmocka_unit_test(test_train_phases),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
