@@ -89,7 +89,7 @@ static void check_diagnosis(json_t *check, const json_t *v)
 {
 	const char *subj = j_str(v, "subject"), *verdict = j_str(v, "verdict");
 	char why[1024];
-	int unsure = strcmp(verdict, "bad") != 0;
+	int unsure = strstr(verdict, "inconclusive") || strstr(verdict, "ambiguous") || strstr(verdict, "suspect");
 
 	snprintf(why, sizeof(why), "%s diagnosis: %s %s%s%s%s", j_str(v, "probe"), subj, verdict,
 		 *j_str(v, "evidence") ? ": " : "", j_str(v, "evidence"),

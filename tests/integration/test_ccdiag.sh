@@ -72,7 +72,7 @@ plan emu-1g --emulated 4 --budget 3
 t_check "--budget below the plan: exit 2, one line naming both" \
 	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/plan.err') -eq 1 ] && grep -q 'over --budget 3s' '$T_TMP/plan.err'"
 t_check "--budget below the plan with --dry-run: the plan it refuses is shown, its total against the budget" \
-	bash -c "grep -q '^  phase 1/3 pairs ' '$T_TMP/plan' && grep -q '^    launch: ' '$T_TMP/plan' &&
+	bash -c "grep -q '^  phase 1/5 pairs ' '$T_TMP/plan' && grep -q '^    launch: ' '$T_TMP/plan' &&
 		grep -q '^ccdiag: estimated total ~[0-9]*s of --budget 3s' '$T_TMP/plan'"
 plan emu-1g --emulated 4 --budget 1h
 t_check "--budget 1h holds the plan: no cut" bash -c "[ $rc -eq 0 ] && ! grep -q 'cut to fit' '$T_TMP/plan'"
@@ -83,7 +83,7 @@ t_check "--shrink: fits the budget and lists what was cut" \
 plan emu-1g --emulated 4 --budget 1 --shrink
 t_check "--shrink with a budget below the minimal plan: exit 2, one line; --dry-run shows the minimal plan and its cuts" \
 	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/plan.err') -eq 1 ] && grep -q 'cannot hold even the minimal plan' '$T_TMP/plan.err' &&
-		grep -q '^ccdiag: cut to fit --budget: collectives: no --scale' '$T_TMP/plan' && grep -q '^  phase 2/3 collectives-mpi ' '$T_TMP/plan'"
+		grep -q '^ccdiag: cut to fit --budget: collectives: no --scale' '$T_TMP/plan' && grep -q '^  phase 2/5 collectives-mpi ' '$T_TMP/plan'"
 
 # ---- soak: its own phase after the collectives, in the estimate and the budget
 plan emu-1g --emulated 4 --soak 2m
