@@ -119,7 +119,7 @@ FUZZ_SECONDS ?= 60
 FAKE_SRC := $(wildcard tests/fakes/fake*.c)
 FAKE_LIB := $(if $(filter yes,$(have_cuda)),$(B)/tests/libfakecuda.so)
 
-.PHONY: all test-bins check check-loaded demo install man deb clean deps features bench bench-net fuzz asan bench-report bench-compare bench-ccdiag bench-isolate bench-train
+.PHONY: all test-bins check check-loaded demo install man deb clean deps features bench bench-net fuzz asan bench-report bench-compare bench-ccdiag bench-isolate bench-train docs-examples
 all: features $(B)/ccprobe $(B)/ccreport $(B)/ccdiag
 
 features:
@@ -277,6 +277,10 @@ bench-train: all
 # ccdiag's plan model: the h100 plan at 2..1024 nodes; as root, estimate vs wall time
 bench-ccdiag: all
 	@scripts/bench_ccdiag.sh
+
+# the examples the docs quote from commands, rewritten from those commands (test_docs checks them)
+docs-examples: all
+	@scripts/docs-examples
 
 # the group-testing planner on simulated clusters (docs/isolation.md): tests and rounds
 bench-isolate: $(B)/tests/bench_isolate

@@ -87,6 +87,13 @@ static void print_list(void)
  */
 static void print_plan(const struct cc_options *o)
 {
+	char rate[48] = "the nominal rate";
+
+	if (o->plan_gbps > 0)
+		snprintf(rate, sizeof(rate), "%g Gb/s", o->plan_gbps);
+	/* a header with the units; readers (ccdiag) skip lines that start with '#' */
+	printf("# name\tphase\tseconds (s, estimated)\twhat: on %d node(s) x %d rank(s) per node, %s per node\n",
+	       o->plan_nodes, o->plan_rpn, rate);
 	for (int i = 0; i < o->nnames; i++) {
 		const struct coll *c = coll_find(o->names[i]);
 		const struct probe *p = probe_find(o->names[i]);
@@ -250,6 +257,32 @@ static json_t *header_record(const struct cc_options *o, const struct mpictx *mp
 				    json_integer((json_int_t)(o->soak_size ? o->soak_size : o->max_bytes)));
 	}
 	return rec;
+}
+
+/*
+ * The closing line of the skips ("ccprobe: 2 of 3 probes skipped"), each said
+ * on stderr as it happened; returns rc, or CC_EXIT_NOTHING when every name was
+ * skipped and nothing else went wrong: no measurement is never a success.
+ */
+static int say_skipped(struct cc_run *run, const struct cc_options *o, int rc)
+{
+	int n = 0, np = 0;
+
+	for (int i = 0; i < o->nnames; i++) {
+		n += run_skipped(run, o->names[i]);
+		np += probe_find(o->names[i]) != NULL;
+	}
+	for (int i = 0; i < run->nskipped; i++)
+		free(run->skipped[i]);
+	free(run->skipped);
+	run->skipped = NULL;
+	run->nskipped = 0;
+	if (!n)
+		return rc;
+	fprintf(stderr, "ccprobe: %d of %d %s skipped%s (the skip records in %s say why)\n", n, o->nnames,
+		np == o->nnames ? "probes" : !np ? "collectives" : "probes and collectives",
+		n == o->nnames ? ": nothing was measured" : "", o->out_path);
+	return n == o->nnames && rc == CC_EXIT_OK ? CC_EXIT_NOTHING : rc;
 }
 
 /* Runs one probe, or records that it was not built. */
@@ -440,6 +473,7 @@ int main(int argc, char **argv)
 	if (mpi.rank == 0) {
 		if (run.failures && rc == CC_EXIT_OK)
 			rc = CC_EXIT_FAIL;
+		rc = say_skipped(&run, &o, rc);
 		/* an end record that did not reach the disk leaves the run incomplete */
 		if (results_end(run.res, "complete", run_elapsed(&run),
 				json_pack("{s:i, s:i}", "failures", run.failures, "exit_code", rc)) |

@@ -451,9 +451,9 @@ static int sweep_type_op(struct cc_run *run, const struct coll *coll, const stru
 	if (mpi->rank == 0 && !o->quiet && best_size) {
 		char sz[32];
 
-		printf("# %s %s %s: peak busbw %.3f GB/s at %s B\n", coll->name, dtype_name(t),
+		printf("# %s %s %s: peak busbw %.3f GB/s at %s\n", coll->name, dtype_name(t),
 		       coll->reduces ? redop_name(op) : "none", best_bus,
-		       size_format(best_size, sz, sizeof(sz)));
+		       size_human((double)best_size, sz, sizeof(sz)));
 	}
 	/* the Hockney fit of a whole series (none when it broke off): under --scale */
 	if (mpi->rank == 0 && o->scale && i == nsizes)

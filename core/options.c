@@ -427,11 +427,13 @@ void options_usage(FILE *f, const struct cc_param *const *params)
 		"\n"
 		"Units: GB/s = 1e9 bytes/s, Gb/s = 1e9 bits/s, us = microseconds.\n"
 		"\n"
-		"Exit codes: 0 all measurements ran and checked out; 1 a measurement failed\n"
-		"(wrong data, an error record, or a probe named a bad node or link); 2 bad\n"
-		"command line; 3 setup failed (results file, MPI, memory) or the results file\n"
-		"could not be written (the run stops at once); 4 a measurement passed its\n"
-		"deadline; 5 interrupted.\n"
+		"Exit codes: 0 every measurement that ran checked out (a probe that could not\n"
+		"run is a skip record and one stderr line, then \"N of M probes skipped\"; ccreport\n"
+		"judges it incomplete); 1 a measurement failed (wrong data, an error record, or\n"
+		"a probe named a bad node or link); 2 bad command line; 3 setup failed (results\n"
+		"file, MPI, memory) or the results file could not be written (the run stops at\n"
+		"once); 4 a measurement passed its deadline; 5 interrupted; 6 nothing measured:\n"
+		"every probe and collective named was skipped or not built.\n"
 		"\n"
 		"ccprobe %s (git %s)\n", CCDIAG_VERSION, ccdiag_commit);
 }

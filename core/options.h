@@ -6,12 +6,13 @@
 
 /* Exit codes of ccprobe; documented in README.md and --help. */
 enum cc_exit {
-	CC_EXIT_OK = 0,          /* every measurement ran and its data checked out */
+	CC_EXIT_OK = 0,          /* every measurement that ran checked out (skips said on stderr, recorded) */
 	CC_EXIT_FAIL = 1,        /* a measurement failed: wrong data, an error record, a bad node or link */
 	CC_EXIT_USAGE = 2,       /* bad command line */
 	CC_EXIT_RUNTIME = 3,     /* setup failed: results file, MPI, memory; or a results write failed */
 	CC_EXIT_TIMEOUT = 4,     /* a measurement passed its deadline (--timeout) */
 	CC_EXIT_INTERRUPTED = 5, /* SIGINT or SIGTERM */
+	CC_EXIT_NOTHING = 6,     /* nothing measured: every probe and collective named was skipped or not built */
 };
 
 /*

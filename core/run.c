@@ -28,11 +28,30 @@ int run_record(struct cc_run *run, const char *type, json_t *rec)
 	return 0;
 }
 
+int run_skipped(const struct cc_run *run, const char *name)
+{
+	for (int i = 0; i < run->nskipped; i++)
+		if (!strcmp(run->skipped[i], name))
+			return 1;
+	return 0;
+}
+
 void run_skip(struct cc_run *run, const char *kind, const char *name, const char *reason)
 {
 	if (run->mpi->rank != 0)
 		return;
-	log_info("%s '%s' skipped: %s", kind, name, reason);
+	/* one stderr line per name skipped (a probe run before and after says it once) */
+	if (!run_skipped(run, name)) {
+		char **v = realloc(run->skipped, (run->nskipped + 1) * sizeof(*v));
+
+		if (v) {
+			run->skipped = v;
+			if ((v[run->nskipped] = strdup(name)))
+				run->nskipped++;
+		}
+		log_warn("%s '%s' %s%s", kind, name, !strncmp(reason, "skipped: ", 9) ||
+			 !strncmp(reason, "not built: ", 11) ? "" : "skipped: ", reason);
+	}
 	run_record(run, "skip", json_pack("{s:s, s:s, s:s}", "kind", kind, "name", name,
 					  "reason", reason));
 }

@@ -16,6 +16,8 @@ struct cc_run {
 	double t_start;          /* timer_now() at the start of the run */
 	const char *run_id;      /* the header's run_id (16 hex digits), the same on every rank */
 	int failures;            /* rank 0: failed measurements so far (wrong data, errors) */
+	char **skipped;          /* rank 0: the names skipped so far (each said once on stderr) */
+	int nskipped;
 };
 
 /* Seconds since the run started. */
@@ -35,6 +37,9 @@ int run_record(struct cc_run *run, const char *type, json_t *rec);
  * reason and logs it. Call on every rank. A skip never counts as a pass.
  */
 void run_skip(struct cc_run *run, const char *kind, const char *name, const char *reason);
+
+/* Rank 0: 1 when NAME was skipped (run_skip) in this run, else 0. */
+int run_skipped(const struct cc_run *run, const char *name);
 
 /*
  * Records a failure of NAME (an "error" record, counted in run->failures).

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <strings.h>
 
@@ -51,5 +52,34 @@ char *size_format(size_t bytes, char *buf, size_t len)
 		snprintf(buf, len, "%zu", bytes);
 	else
 		snprintf(buf, len, "%zu%c", bytes, units[u]);
+	return buf;
+}
+
+char *size_human(double bytes, char *buf, size_t len)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
+	double v = bytes;
+	int u = -1;
+
+	if (!(bytes >= 0) || bytes != floor(bytes) || bytes >= 1e18) {
+		snprintf(buf, len, "%g B", bytes);
+		return buf;
+	}
+	while (u < 4 && v >= 1024 && fmod(v, 1024) == 0) {
+		v /= 1024;
+		u++;
+	}
+	if (u >= 0) {
+		snprintf(buf, len, "%.0f %s", v, units[u]);
+	} else if (bytes >= 1e4) {
+		/* not a power of two: decimal units (1 MB = 1e6 B), 6 digits */
+		static const char *const si[] = { "kB", "MB", "GB", "TB", "PB" };
+
+		for (u = 0, v = bytes / 1e3; u < 4 && v >= 1e3; u++)
+			v /= 1e3;
+		snprintf(buf, len, "%.6g %s", v, si[u]);
+	} else {
+		snprintf(buf, len, "%.0f B", v);
+	}
 	return buf;
 }

@@ -45,8 +45,8 @@
 
 static const char usage_text[] =
 "usage: ccdiag quick -p PROFILE [-o DIR] [-q] [-- CCPROBE OPTIONS...]\n"
-"       ccdiag run -p PROFILE [-o DIR] [--budget DURATION [--shrink]] [--soak DURATION] [--dry-run]\n"
-"                  [launch options] [-q] [-- CCPROBE OPTIONS...]\n"
+"       ccdiag run -p PROFILE [-o DIR] [--budget DURATION [--shrink]] [--soak DURATION]\n"
+"                  [--nonce VALUE] [--dry-run] [launch options] [-q] [-- CCPROBE OPTIONS...]\n"
 "       ccdiag drain-list REPORT_DIR|summary.json\n"
 "       ccdiag spot-check -p PROFILE --against DIR [-k K] [--seed N] [--tol PCT] [-o OUT]\n"
 "                  [launch options] [-q] [-- CCPROBE OPTIONS...]\n"
@@ -61,7 +61,8 @@ static const char usage_text[] =
 "  -p, --profile NAME|FILE  acceptance profile (as ccreport -p)\n"
 "  -o, --out DIR            results folder [ccdiag-YYYYmmdd-HHMMSS]; phase-K-NAME.jsonl\n"
 "                           and .log per phase, report/ from ccreport\n"
-"      --budget DURATION    refuse a plan estimated above it (90, 90s, 10m, 1h30m)\n"
+"      --budget DURATION    refuse a plan estimated above it (90, 90s, 10m, 1h30m);\n"
+"                           with --dry-run, the plan refused is shown first\n"
 "      --shrink             instead fit the plan into --budget: shorter time per\n"
 "                           size, fewer sizes, repetitions and pair steps; the\n"
 "                           cuts are listed\n"
@@ -140,7 +141,8 @@ static const char usage_text[] =
 "\n"
 "Exit codes: ccreport's (0 pass, 1 fail, 3 outputs not written, 4 incomplete);\n"
 "2 bad input before anything ran (unknown profile, no runnable criterion,\n"
-"unreachable host, a budget the minimal plan does not fit), one line.\n";
+"unreachable host, a budget the minimal plan does not fit, drain-list of a file\n"
+"that is not a summary.json), one line.\n";
 
 /* ------------------------------------------------------------------ state */
 static struct {
@@ -684,7 +686,11 @@ static void parse_options(int argc, char **argv, int i)
 	for (; i < argc; i++) {
 		const char *o = argv[i], *v;
 
-		if (!strcmp(o, "-p") || !strcmp(o, "--profile")) {
+		if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+			/* ccdiag run --help, ccdiag quick --help: the usage, as ccdiag --help */
+			fputs(usage_text, stdout);
+			exit(0);
+		} else if (!strcmp(o, "-p") || !strcmp(o, "--profile")) {
 			g.profile = need_value(argc, argv, i++);
 		} else if (!strcmp(o, "-o") || !strcmp(o, "--out")) {
 			g.out = need_value(argc, argv, i++);
@@ -959,6 +965,10 @@ static int drain_list_command(int argc, char **argv)
 	char err[1024], *f;
 	struct stat st;
 
+	if (argc == 3 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
 	if (argc != 3)
 		die("usage: ccdiag drain-list REPORT_DIR|summary.json");
 	f = !stat(argv[2], &st) && S_ISDIR(st.st_mode) ? xasprintf("%s/summary.json", argv[2]) : xstrdup(argv[2]);
@@ -970,6 +980,13 @@ static int drain_list_command(int argc, char **argv)
 		fprintf(stderr, "ccdiag: %s\n", refused.v[i]);
 	for (int i = 0; i < nodes.n; i++)
 		printf("NodeName=%s State=DRAIN Reason=\"%s\"\n", nodes.v[i], reasons.v[i]);
+	/* stdout stays empty for xargs; the terminal is told why */
+	if (!nodes.n && !refused.n) {
+		char *t = safe_text(f);
+
+		fprintf(stderr, "ccdiag: no node to drain: the report '%s' blames none\n", t);
+		free(t);
+	}
 	free(f);
 	strv_free(&nodes);
 	strv_free(&reasons);
@@ -1557,7 +1574,7 @@ int main(int argc, char **argv)
 	char err[1024], *ppath, *where;
 	double ests[PLAN_MAX_PHASES];
 	const char *v;
-	int nset = 0, rc;
+	int nset = 0, rc, refused;
 	time_t t0, start;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1575,6 +1592,12 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "drain-list"))
 		return drain_list_command(argc, argv);
+	/* every command's --help is the usage (exit 0), as ccdiag --help */
+	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage_text, stdout);
+			return 0;
+		}
 	if (!strcmp(argv[1], "sign"))
 		return sign_command(argc, argv);
 	if (!strcmp(argv[1], "verify"))
@@ -1654,8 +1677,10 @@ int main(int argc, char **argv)
 
 	/* what the profile judges: read once, by ccreport's own reader */
 	ppath = profile_find(g.profile, argv[0]);
-	if (!ppath)
-		die("profile '%s' not found (a path, or NAME of profiles/NAME.ini)", g.profile);
+	if (!ppath) {
+		profile_not_found(err, sizeof(err), g.profile, argv[0]);
+		die("%s", err);
+	}
 	if (profile_load(&prof, ppath, err, sizeof(err)) || workload_check(&prof.wl, ppath, err, sizeof(err)))
 		die("%s", strncmp(err, "ccreport: ", 10) ? err : err + 10);
 	in.prof = &prof;
@@ -1693,7 +1718,8 @@ int main(int argc, char **argv)
 		free(ppath);
 		return rc;
 	}
-	if (plan_make(&pl, &in, &reg, err, sizeof(err)))
+	/* a plan over --budget: --dry-run shows the plan it refuses, then the refusal */
+	if ((refused = plan_make(&pl, &in, &reg, err, sizeof(err))) && !(g.dry && pl.over_budget))
 		die("%s", err);
 
 	if ((v = env("CCDIAG_PHASE_DEADLINE")) && !match(v, "^[1-9][0-9]{0,8}$"))
@@ -1807,6 +1833,8 @@ int main(int argc, char **argv)
 	else
 		say("estimated total ~%s (a model of healthy hardware; slow links take longer)", hm(pl.total));
 	fflush(stdout);
+	if (refused)
+		die("%s", err);
 	if (g.dry)
 		return 0;
 

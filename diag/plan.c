@@ -603,6 +603,7 @@ int plan_make(struct plan *pl, const struct plan_input *in, const struct plan_re
 		if (!in->shrink) {
 			rc = fail(err, len, "the plan needs ~%s, over --budget %s (--shrink cuts it to fit; --dry-run shows it)",
 				  human(pl->total, a, sizeof(a)), human(in->budget_s, b, sizeof(b)));
+			pl->over_budget = 1;
 			goto out;
 		}
 		if (pl->soak_first) {
@@ -627,6 +628,7 @@ int plan_make(struct plan *pl, const struct plan_input *in, const struct plan_re
 		if (pl->total > in->budget_s) {
 			rc = fail(err, len, "--budget %s cannot hold even the minimal plan (~%s)",
 				  human(in->budget_s, a, sizeof(a)), human(pl->total, b, sizeof(b)));
+			pl->over_budget = 1;
 			goto out;
 		}
 	}

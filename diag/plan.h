@@ -79,6 +79,7 @@ struct plan {
 	int soak_first;            /* a soak phase: level 1 cuts the soak */
 	long soak_s, soak_cut;     /* --soak and its length at levels >= 1 */
 	double total;              /* estimated seconds at the chosen level */
+	int over_budget;           /* refused for --budget: the plan is whole (at its level), for --dry-run */
 	struct strv unrunnable;    /* "probe X: not a probe of this ccprobe", ... */
 	char *soak_note;           /* or NULL */
 	int soak_needed;           /* required soak criteria and no --soak */
@@ -91,7 +92,8 @@ struct plan {
 /*
  * Computes the plan. Returns 0, or 2 (bad input) with one line in err: a
  * profile with nothing runnable, quick without a node phase, an invalid
- * --max-size, a plan over --budget, a budget the minimal plan does not fit.
+ * --max-size, a plan over --budget, a budget the minimal plan does not fit
+ * (over_budget set: the plan refused is complete, to be shown).
  * The plan keeps pointers to in and reg; plan_free releases it either way.
  */
 int plan_make(struct plan *pl, const struct plan_input *in, const struct plan_registry *reg,

@@ -42,7 +42,8 @@ static void load(struct ccprobe_registry *r)
 		for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 			char *tab = strchr(line, '\t'), *tab2;
 
-			if (!tab || !(tab2 = strchr(tab + 1, '\t')))
+			/* '#': the header (names and units) */
+			if (line[0] == '#' || !tab || !(tab2 = strchr(tab + 1, '\t')))
 				continue;
 			*tab = *tab2 = '\0';
 			strv_add(&r->names, line);
@@ -119,7 +120,7 @@ static double estimate(void *ctx, int nodes, int rpn, double gbps, const struct 
 		for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 			char *f = strchr(line, '\t');
 
-			if (f && (f = strchr(f + 1, '\t')))
+			if (line[0] != '#' && f && (f = strchr(f + 1, '\t')))
 				t += atof(f + 1);
 		}
 	} else {

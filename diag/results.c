@@ -2,6 +2,7 @@
  * diag/results.c: the phase line's findings and the drain list (results.h).
  */
 #include "results.h"
+#include "../fmt/fmt.h"
 #include "../report/decision.h"
 
 #include <jansson.h>
@@ -152,80 +153,10 @@ int slurm_node_name_ok(const char *name)
 	return 1;
 }
 
-/* a value as jq's tostring after num: numbers to 4 decimals */
-static char *num_text(json_t *v)
-{
-	char buf[64];
-
-	if (json_is_number(v)) {
-		fmt_number(buf, sizeof(buf), round(json_number_value(v) * 10000) / 10000);
-		return xstrdup(buf);
-	}
-	if (json_is_string(v))
-		return xstrdup(json_string_value(v));
-	if (!v || json_is_null(v))
-		return xstrdup("null");
-	return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-}
-
-static int truthy(json_t *v)
-{
-	return v && !json_is_null(v) && !json_is_false(v);
-}
-
-/* "ID ELEMENT VALUE UNIT (bound OP BOUND)" of failure f of criterion c */
-static char *why(json_t *c, json_t *f)
-{
-	json_t *b = json_object_get(c, "bound");
-	char *val = num_text(json_object_get(f, "value")), *bound, *el = num_text(json_object_get(f, "element"));
-	char *id = num_text(json_object_get(c, "id")), *out;
-
-	if (truthy(json_object_get(b, "relative"))) {
-		char *r = num_text(json_object_get(b, "relative"));
-
-		bound = xasprintf("%s %s of rate", str(b, "op") ?: "null", r);
-		free(r);
-	} else {
-		char *v = num_text(json_object_get(b, "value"));
-
-		bound = xasprintf("%s %s %s", str(b, "op") ?: "null", v, str(b, "unit") ?: "");
-		free(v);
-	}
-	out = xasprintf("%s %s %s %s (bound %s)", id, el, val, str(f, "unit") ?: "", bound);
-	free(val);
-	free(bound);
-	free(el);
-	free(id);
-	return out;
-}
-
-struct blame {
-	char *node, *why;
-	int order;
-};
-
-static int cmp_blame(const void *a, const void *b)
-{
-	const struct blame *x = a, *y = b;
-	int c = strcmp(x->node, y->node);
-
-	return c ? c : x->order - y->order;
-}
-
-static int scope_in(const char *s, const char *const *set)
-{
-	for (; s && *set; set++)
-		if (!strcmp(s, *set))
-			return 1;
-	return 0;
-}
-
-/* the reason of one node: no controls, no quotes, backslashes, $ or backquotes,
- * 240 characters at most (whole UTF-8 characters) */
-static char *clean_reason(const char *s, size_t max)
+/* a reason's text: no controls, no quotes, backslashes, $ or backquotes */
+static char *clean_reason(const char *s)
 {
 	char *c = xstrdup(s), *t, *p;
-	size_t chars = 0, k;
 
 	for (p = c; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
@@ -235,125 +166,113 @@ static char *clean_reason(const char *s, size_t max)
 	for (p = t; *p; p++)
 		if (*p == '"' || *p == '\\' || *p == '$' || *p == '`')
 			*p = '\'';
-	for (k = 0; t[k]; k++)
-		if (((unsigned char)t[k] & 0xc0) != 0x80 && ++chars > max)
-			break;
-	t[k] = '\0';
 	return t;
+}
+
+/* t cut to at most max bytes at a space (else at a character's start), "..." added */
+static void cut_words(char *t, size_t max)
+{
+	size_t k;
+
+	if (strlen(t) <= max)
+		return;
+	k = max - 3;
+	while (k > max / 2 && t[k] != ' ')
+		k--;
+	if (t[k] != ' ')
+		for (k = max - 3; k > 0 && ((unsigned char)t[k] & 0xc0) == 0x80; k--)
+			;
+	strcpy(t + k, "...");
+}
+
+/*
+ * The reason of one node from the report's own reasons (decision.drain[].why, in
+ * the report's words and digits): whole reasons while they fit in max bytes, then
+ * "(and N more)"; never a reason cut mid-word (a first one too long ends in "...").
+ */
+static char *drain_reason(const json_t *why, size_t max)
+{
+	size_t n = json_array_size(why), k, at = 0;
+	char *out = calloc(1, max + 1), tail[48];
+
+	if (!out)
+		abort();
+	for (k = 0; k < n; k++) {
+		char *c = clean_reason(json_string_value(json_array_get(why, k)) ?: "");
+		size_t room = max - (k + 1 < n ? sizeof(" (and 9999 more)") : 0);
+
+		if (!k) {
+			cut_words(c, room);
+		} else if (at + 2 + strlen(c) > room) {
+			free(c);
+			break;
+		}
+		at += (size_t)snprintf(out + at, max + 1 - at, "%s%s", k ? "; " : "", c);
+		free(c);
+	}
+	if (k < n) {
+		snprintf(tail, sizeof(tail), " (and %zu more)", n - k);
+		if (at + strlen(tail) <= max)
+			strcpy(out + at, tail);
+	}
+	return out;
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+	return strcmp(j_str(*(json_t *const *)a, "node"), j_str(*(json_t *const *)b, "node"));
 }
 
 int drain_list(const char *path, const char *profile, struct strv *nodes, struct strv *reasons,
 	       struct strv *refused, char *err, size_t errlen)
 {
 	json_error_t je;
-	json_t *s = json_load_file(path, 0, &je), *crit, *diags, *c, *f, *d, *hosts;
-	struct blame *bl = NULL;
-	struct strv diag_nodes = { 0 }, diag_why = { 0 };
-	static const char *const own[] = { "node", "gpu", "nic", "gpu_pair", NULL };
-	static const char *const links[] = { "link", "rail_pair", NULL };
-	size_t i, j, nb = 0, cap = 0;
+	json_t *s = json_load_file(path, 0, &je), *d, *drain;
+	const json_t **byname;
 	char *pname;
+	size_t i, n;
 
-	if (!s || !json_is_object(s) || !json_is_array(crit = json_object_get(s, "criteria"))) {
+	if (!s || !json_is_object(s) || !json_is_array(json_object_get(s, "criteria"))) {
 		snprintf(err, errlen, "%s: not a ccreport summary.json", path);
 		json_decref(s);
 		return -1;
 	}
+	/* the report's own decision; a summary from before it had one: the same, built here */
+	d = json_is_object(json_object_get(s, "decision")) ? json_incref(json_object_get(s, "decision")) :
+	    decision_build(s);
+	drain = json_object_get(d, "drain");
 	if (profile)
-		pname = xstrdup(profile);
-	else if (str(json_object_get(s, "profile"), "name"))
-		pname = xstrdup(str(json_object_get(s, "profile"), "name"));
+		pname = clean_reason(profile);
 	else
-		pname = xstrdup(str(s, "profile") ?: "?");
-#define BLAME(n, w) do { \
-		if (nb == cap) { \
-			cap = cap ? 2 * cap : 16; \
-			bl = realloc(bl, cap * sizeof(*bl)); \
-			if (!bl) abort(); \
-		} \
-		bl[nb] = (struct blame){ xstrdup(n), (w), (int)nb }; \
-		nb++; \
-	} while (0)
-	hosts = json_object_get(json_object_get(s, "cluster"), "hosts");
-	/* a diagnosis naming a node bad */
-	diags = json_object_get(s, "diagnoses");
-	json_array_foreach(diags, i, d) {
-		json_t *ev = json_object_get(d, "evidence");
-		char *e, *w;
+		pname = clean_reason(*j_str(json_object_get(s, "profile"), "name") ?
+				     j_str(json_object_get(s, "profile"), "name") : j_str(s, "profile"));
+	cut_words(pname, 64);
+	n = json_array_size(drain);
+	byname = calloc(n ? n : 1, sizeof(*byname));
+	if (!byname)
+		abort();
+	for (i = 0; i < n; i++)
+		byname[i] = json_array_get(drain, i);
+	qsort(byname, n, sizeof(*byname), cmp_node);
+	for (i = 0; i < n; i++) {
+		const char *node = j_str(byname[i], "node");
 
-		if (!str(d, "subject") || strcmp(str(d, "subject"), "node") || !str(d, "verdict") ||
-		    strcmp(str(d, "verdict"), "bad") || !str(d, "element"))
-			continue;
-		e = truthy(ev) ? num_text(ev) : xstrdup("");
-		w = xasprintf("%s diagnosis: node bad: %s", str(d, "probe") ?: "null", e);
-		free(e);
-		strv_add(&diag_nodes, str(d, "element"));
-		strv_add(&diag_why, w);
-		BLAME(str(d, "element"), w);
-	}
-	/* a failed criterion on a node's own element */
-	json_array_foreach(crit, i, c) {
-		if (!str(c, "verdict") || strcmp(str(c, "verdict"), "fail") || !scope_in(str(c, "scope"), own))
-			continue;
-		json_array_foreach(json_object_get(c, "failures"), j, f)
-			if (str(f, "host") && *str(f, "host"))
-				BLAME(str(f, "host"), why(c, f));
-	}
-	/* the failed links or rail pairs of a node named bad */
-	json_array_foreach(crit, i, c) {
-		if (!str(c, "verdict") || strcmp(str(c, "verdict"), "fail") || !scope_in(str(c, "scope"), links))
-			continue;
-		json_array_foreach(json_object_get(c, "failures"), j, f) {
-			char a[256], b[256];
+		if (slurm_node_name_ok(node)) {
+			char *r = drain_reason(json_object_get(byname[i], "why"), 240);
 
-			/* on the cluster's host names: "gpu-node-2-gpu-node-3" is not split at its first '-' */
-			if (!str(f, "element") || link_ends(str(f, "element"), hosts, a, b, sizeof(a)))
-				continue;
-			for (int k = 0; k < diag_nodes.n; k++)
-				if (!strcmp(a, diag_nodes.v[k]) || !strcmp(b, diag_nodes.v[k]))
-					BLAME(diag_nodes.v[k], why(c, f));
-		}
-	}
-	qsort(bl, nb, sizeof(*bl), cmp_blame);
-	for (i = 0; i < nb; ) {
-		struct strv ws = { 0 };
-		char *joined, *reason, *clean;
-
-		for (j = i; j < nb && !strcmp(bl[j].node, bl[i].node); j++)
-			if (ws.n < 4)
-				strv_add(&ws, bl[j].why);
-		joined = strv_join(&ws, "; ");
-		{
-			char *cp = clean_reason(pname, 64), *cj = clean_reason(joined, 240);
-
-			reason = xasprintf("ccdiag %s: %s", cp, cj);
-			free(cp);
-			free(cj);
-		}
-		clean = xstrdup(reason);
-		if (slurm_node_name_ok(bl[i].node)) {
-			strv_add(nodes, bl[i].node);
-			strv_add(reasons, clean);
+			strv_add(nodes, node);
+			strv_addf(reasons, "ccdiag %s: %s", pname, r);
+			free(r);
 		} else {
-			char *n = safe_text(bl[i].node);
+			char *t = safe_text(node);
 
-			strv_addf(refused, "not drained: '%s' is not one Slurm node name", n);
-			free(n);
+			strv_addf(refused, "not drained: '%s' is not one Slurm node name", t);
+			free(t);
 		}
-		free(joined);
-		free(reason);
-		free(clean);
-		strv_free(&ws);
-		i = j;
 	}
-	for (i = 0; i < nb; i++) {
-		free(bl[i].node);
-		free(bl[i].why);
-	}
-	free(bl);
+	free(byname);
 	free(pname);
-	strv_free(&diag_nodes);
-	strv_free(&diag_why);
+	json_decref(d);
 	json_decref(s);
 	return 0;
 }

@@ -222,10 +222,15 @@ void fmt_judged(char *buf, size_t len, const json_t *judged)
 		snprintf(buf + at, len - at, " ranks");
 }
 
-/* "0.355 days, 34.1 GPU-hours, no price, communication 80.5 % of the step (1.26 s)" */
+/*
+ * "0.355 days, 34.11 GPU-hours, no price (...); exposed communication 80.46% of a 1.26 s
+ * step; not extrapolated (within what was measured)[; measured step (trainstep): 1.02 s,
+ * 0.29 days, ...]"
+ */
 void fmt_headline(char *buf, size_t len, const json_t *h)
 {
-	char d[48], g[48], c[64] = "no price (-w price_per_gpu_hour=USD)", p[48], st[48];
+	char d[48], g[48], c[64] = "no price (-w price_per_gpu_hour=USD)", p[48], st[48], ms[256] = "";
+	const json_t *m = json_object_get(h, "measured_step");
 	double cost = 0;
 
 	if (!json_is_object(h)) {
@@ -242,7 +247,19 @@ void fmt_headline(char *buf, size_t len, const json_t *h)
 		fmt_value_unit(c, sizeof(c), h, "cost", "USD");
 	fmt_value_unit(p, sizeof(p), h, "comm_pct", "%");
 	fmt_value_unit(st, sizeof(st), h, "step_s", "s");
-	snprintf(buf, len, "%s, %s, %s; exposed communication %s of a %s step%s%s%s", d, g, c, p, st,
-		 *j_str(h, "extrapolated") ? " (EXTRAPOLATED: " : "", j_str(h, "extrapolated"),
-		 *j_str(h, "extrapolated") ? ")" : "");
+	if (json_is_object(m)) {
+		char ms_st[48], ms_d[48], ms_c[64] = "";
+
+		fmt_value_unit(ms_st, sizeof(ms_st), m, "step_s", "s");
+		fmt_value_unit(ms_d, sizeof(ms_d), m, "days", "days");
+		if (j_num(m, "cost", &cost) && cost > 0) {
+			strcpy(ms_c, ", ");
+			fmt_value_unit(ms_c + 2, sizeof(ms_c) - 2, m, "cost", "USD");
+		}
+		snprintf(ms, sizeof(ms), "; measured step (%s): %s, %s%s from it", j_str(m, "source"), ms_st,
+			 ms_d, ms_c);
+	}
+	snprintf(buf, len, "%s, %s, %s; exposed communication %s of a %s step; %s%s%s", d, g, c, p, st,
+		 *j_str(h, "extrapolated") ? "EXTRAPOLATED: " : "not extrapolated (within what was measured)",
+		 j_str(h, "extrapolated"), ms);
 }

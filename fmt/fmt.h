@@ -23,7 +23,8 @@ void fmt_bound(char *buf, size_t len, const json_t *crit);     /* ">= 335 GB/s",
 const char *verdict_word(const char *v);                       /* "PASS", "FAIL", ... or "UNKNOWN" */
 /* a decision's "judged": "4 nodes (node0, ...), 3 phases (results files) of 4 ranks each" */
 void fmt_judged(char *buf, size_t len, const json_t *judged);
-/* a decision's "estimate": days, GPU-hours, cost (or "no price"), exposed communication in %, the step, extrapolated */
+/* a decision's "estimate": days, GPU-hours, cost (or "no price"), exposed communication in %, the step,
+ * extrapolated or not, and the measured step beside it when there is one */
 void fmt_headline(char *buf, size_t len, const json_t *h);
 
 #endif

@@ -23,6 +23,7 @@
 #include "schedule.h"
 #include "../core/log.h"
 #include "../core/options.h"
+#include "../core/size.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -962,11 +963,15 @@ static void print_pair(struct ibctx *c, int va, int vb, int rail, int fail, cons
 	double v[3] = { 8 * med[0], 8 * med[1], 8 * med[2] / 2 };
 	int have[3] = { !fail || fail > S_UNI_AB(c), !fail || fail > S_UNI_BA(c), !fail };
 
-	if (!c->printed++)
-		printf("# ib: RDMA WRITE %zu B (Gb/s = 1e9 bit/s), latency %zu B one-way (us); "
+	if (!c->printed++) {
+		char a[32], b[32];
+
+		printf("# ib: RDMA WRITE %s (Gb/s = 1e9 bit/s), latency %s one-way (us); "
 		       "%%rate = slowest of the three / port rate\n"
-		       "# %-28s %-28s %9s %9s %10s %10s %10s %6s\n", p_size, c->lat[0], "a", "b",
+		       "# %-28s %-28s %9s %9s %10s %10s %10s %6s\n", size_human((double)p_size, a, sizeof(a)),
+		       size_human((double)c->lat[0], b, sizeof(b)), "a", "b",
 		       "lat_med", "lat_p99", "a->b_Gbps", "b->a_Gbps", "bidir_Gbps", "%rate");
+	}
 	for (int i = 0; i < 3; i++)
 		snprintf(col[i], sizeof(col[i]), have[i] ? "%.2f" : "-", i == 2 ? 2 * v[i] : v[i]);
 	if (rate > 0 && have[0] && have[1] && have[2]) {

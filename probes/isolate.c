@@ -11,6 +11,7 @@
 #include "probe.h"
 
 #include "../core/log.h"
+#include "../core/size.h"
 #include "../core/timer.h"
 
 #include <math.h>
@@ -343,9 +344,12 @@ static int isolate_run(struct cc_run *run)
 		rc = CC_EXIT_RUNTIME;
 		goto out_free;
 	}
-	if (mpi->rank == 0 && !run->opt->quiet)
-		printf("# isolate: %d hosts in %d groups (%s), tests of %d hosts, %zu B all_reduce\n",
-		       mpi->nnodes, ngroups, g->source, p.size, p_size);
+	if (mpi->rank == 0 && !run->opt->quiet) {
+		char sz[32];
+
+		printf("# isolate: %d hosts in %d groups (%s), tests of %d hosts, %s all_reduce\n",
+		       mpi->nnodes, ngroups, g->source, p.size, size_human((double)p_size, sz, sizeof(sz)));
+	}
 	while ((k = iso_next(&p, &r)) > 0) {
 		/* which confirmations are a suspect's second: its set has a first partner */
 		for (int i = 0; i < r.ntests; i++)

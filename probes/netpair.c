@@ -18,6 +18,7 @@
 #include "probe.h"
 #include "schedule.h"
 #include "../core/log.h"
+#include "../core/size.h"
 #include "../core/stats.h"
 #include "../core/timer.h"
 #include "../core/watchdog.h"
@@ -917,10 +918,12 @@ static void print_matrix(struct np_ctx *c)
 	char **hosts = c->mpi->hosts;
 
 	int at_once = c->cap && c->cap < d->n / 2 ? c->cap : d->n / 2;
+	char sz[32];
 
-	printf("netpair: %d nodes, %d rounds of up to %d pair%s at once, %zu B messages, %s schedule "
+	printf("netpair: %d nodes, %d rounds of up to %d pair%s at once, %s messages, %s schedule "
 	       "(%s); one-way Gb/s (row -> column)\n", d->n, c->pass_rounds[0], at_once,
-	       at_once == 1 ? "" : "s", p_bw_size, c->grouped ? "grouped" : "all-pairs", c->why);
+	       at_once == 1 ? "" : "s", size_human((double)p_bw_size, sz, sizeof(sz)),
+	       c->grouped ? "grouped" : "all-pairs", c->why);
 	printf("%-10s", "");
 	for (int b = 0; b < d->n; b++)
 		printf(" %9.9s", hosts[b]);

@@ -26,6 +26,7 @@ static double nvlink_estimate(const struct cc_options *o)
 #ifdef HAVE_CUDA
 
 #include "../core/stats.h"
+#include "../core/size.h"
 #include "../core/watchdog.h"
 
 #include <math.h>
@@ -279,8 +280,11 @@ static void print_host(const char *host, json_t *all, size_t max_bytes)
 
 static void nvl_print(struct cc_run *run, json_t *all, size_t max_bytes)
 {
-	printf("# nvlink: cudaMemcpyPeerAsync, %zu B copies (latency: 4 B), median of %d reps; "
-	       "GB/s = 1e9 bytes/s; n/a = not measured\n", max_bytes, run->opt->reps);
+	char sz[32];
+
+	printf("# nvlink: cudaMemcpyPeerAsync, %s copies (latency: 4 B), median of %d reps; "
+	       "GB/s = 1e9 bytes/s; n/a = not measured\n", size_human((double)max_bytes, sz, sizeof(sz)),
+	       run->opt->reps);
 	for (int h = 0; h < run->mpi->nnodes; h++)
 		print_host(run->mpi->hosts[h], all, max_bytes);
 }

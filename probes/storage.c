@@ -17,6 +17,7 @@
 #include "probe.h"
 
 #include "../core/log.h"
+#include "../core/size.h"
 #include "../core/timer.h"
 #include "../core/watchdog.h"
 
@@ -811,10 +812,13 @@ static int make_subdir(struct st *s)
 
 static void print_header(struct st *s)
 {
-	printf("# storage on %s (%s, %s; %s): %d ranks on %d node(s), %zu B per rank in %zu B "
+	char a[32], b[32];
+
+	printf("# storage on %s (%s, %s; %s): %d ranks on %d node(s), %s per rank in %s "
 	       "transfers, %d reps; GB/s = 1e9 bytes/s\n", p_dir, s->fs.type,
 	       s->fs.source[0] ? s->fs.source : "?", s->shared ? "shared by all nodes" : "not shared",
-	       s->mpi->size, s->mpi->nnodes, p_size, p_block, p_reps);
+	       s->mpi->size, s->mpi->nnodes, size_human((double)p_size, a, sizeof(a)),
+	       size_human((double)p_block, b, sizeof(b)), p_reps);
 	printf("# read: %s; every block checked\n", s->reorder);
 	printf("#%-12s %10s %10s %10s\n", "test", "median", "min", "max");
 	fflush(stdout);

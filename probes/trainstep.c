@@ -26,6 +26,7 @@
 #include "trainstep.h"
 #include "probe.h"
 #include "../core/log.h"
+#include "../core/size.h"
 #include "../core/stats.h"
 #include "../core/timer.h"
 #include "../core/watchdog.h"
@@ -336,11 +337,14 @@ static int trainstep_run(struct cc_run *run)
 		if (!all || !rank_step || !rank_ready || !ready_k || !last_ready || !pair || !v[0] || !v[1] || !v[2])
 			MPI_Abort(mpi->world, CC_EXIT_RUNTIME);
 	}
-	if (mpi->rank == 0 && !run->opt->quiet)
+	if (mpi->rank == 0 && !run->opt->quiet) {
+		char sz[32];
+
 		printf("# trainstep (%s): hidden %ld, %ld layers, %ld tokens per rank, %.0f parameters (scale %.3g), "
-		       "%ld bucket(s) of %zu B on %d rank(s)\n# %6s %12s %12s %12s %9s %10s\n", en->compute, t.sh.h,
-		       t.sh.L, t.sh.T, t.sh.params, t.sh.scale, t.nb, p_bucket, n, "step", "step_s", "compute_s",
-		       "comm_s", "overlap", "GFLOP/s");
+		       "%ld bucket(s) of %s on %d rank(s)\n# %6s %12s %12s %12s %9s %10s\n", en->compute, t.sh.h,
+		       t.sh.L, t.sh.T, t.sh.params, t.sh.scale, t.nb, size_human((double)p_bucket, sz, sizeof(sz)), n,
+		       "step", "step_s", "compute_s", "comm_s", "overlap", "GFLOP/s");
+	}
 	for (int i = 0; !failed; i++) {
 		double got = 0, want = 0;
 		/* rank 0 says whether to go on: --train-steps, then --train-seconds of timed steps */

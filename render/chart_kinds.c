@@ -9,6 +9,7 @@
  */
 #include "chart_kinds.h"
 #include "chart.h"
+#include "../core/size.h"
 #include "../fmt/fmt.h"
 
 #include <math.h>
@@ -18,12 +19,7 @@
 /* "1 KiB" style tic label for a power of two */
 static void size_label(char *buf, size_t len, int exp2)
 {
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	int u = exp2 < 0 ? 0 : exp2 / 10;
-
-	if (u > 5)
-		u = 5;
-	snprintf(buf, len, "%g %s", ldexp(1.0, exp2 - 10 * u), unit[u]);
+	size_human(ldexp(1.0, exp2), buf, len);
 }
 
 /* tics at powers of two between lo and hi, at most about a dozen of them */

@@ -38,6 +38,19 @@ static void num_cell(FILE *f, const struct markup *m, size_t k, const json_t *o,
 	fputs(m->td_close, f);
 }
 
+/* a fraction of summary.json (comm_fraction) as people read it: "49.9" under a "(%)" head */
+static void pct_cell(FILE *f, const struct markup *m, size_t k, const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	m->td_open(f, k, "n");
+	if (json_is_number(v))
+		fprintf(f, "%.1f", 100 * json_number_value(v));
+	else
+		put_esc(f, m->esc, "%s", "n/a");
+	fputs(m->td_close, f);
+}
+
 static void text_cell(FILE *f, const struct markup *m, size_t k, const char *s)
 {
 	m->td_open(f, k, NULL);
@@ -72,7 +85,8 @@ static void table_with_names(FILE *f, const struct markup *m, const char *const 
 
 static void clusters_section(FILE *f, const struct markup *m, const json_t *doc)
 {
-	static const char *const heads[] = { "cluster", "profile", "verdict", "nodes", "ranks", "summary" };
+	static const char *const heads[] = { "cluster", "profile", "verdict", "nodes", "ranks (largest launch)",
+					     "summary" };
 	const json_t *c;
 	size_t i;
 
@@ -157,7 +171,7 @@ static void workload_section(FILE *f, const struct markup *m, const json_t *doc)
 {
 	static const char *const heads[] = { "cluster", "busbw at the bucket (GB/s)", "sync (s)",
 		"compute (s)", "step (s)", "days", "GPU-hours", "USD per GPU-hour", "cost (USD)",
-		"exposed comm", "also from the run" };
+		"exposed comm (% of the step)", "also from the run" };
 	const json_t *wl = json_object_get(doc, "workload"), *w, *d;
 	size_t i;
 
@@ -194,7 +208,7 @@ static void workload_section(FILE *f, const struct markup *m, const json_t *doc)
 		else
 			text_cell(f, m, 7, "no price");
 		num_cell(f, m, 8, out, "cost", "no price");
-		num_cell(f, m, 9, out, "comm_fraction", "n/a");
+		pct_cell(f, m, 9, out, "comm_fraction");
 		also = json_object_size(json_object_get(w, "also")) ? j_plain(json_object_get(w, "also")) : NULL;
 		text_cell(f, m, 10, also ? also : "none (no checkpoint or memory estimate in the run)");
 		free(also);
@@ -287,7 +301,7 @@ static void strings_section(FILE *f, const struct markup *m, const json_t *a, co
 static void nodes_section(FILE *f, const struct markup *m, const json_t *doc)
 {
 	static const char *const heads[] = { "nodes", "GPUs", "busbw (GB/s)", "step (s)", "days",
-		"GPU-hours", "cost (USD)", "exposed comm", "how" };
+		"GPU-hours", "cost (USD)", "exposed comm (% of the step)", "how" };
 	const json_t *plan, *pt;
 	size_t i, j;
 	char buf[64];
@@ -318,7 +332,7 @@ static void nodes_section(FILE *f, const struct markup *m, const json_t *doc)
 			num_cell(f, m, 4, pt, "days", "n/a");
 			num_cell(f, m, 5, pt, "gpu_hours", "n/a");
 			num_cell(f, m, 6, pt, "cost", "no price");
-			num_cell(f, m, 7, pt, "comm_fraction", "n/a");
+			pct_cell(f, m, 7, pt, "comm_fraction");
 			text_cell(f, m, 8, ex ? "extrapolated (Hockney fit)" : "measured curve");
 			fputs(m->tr_close, f);
 		}

@@ -7,6 +7,7 @@
 #include "render_doc.h"
 #include "escape.h"
 #include "render.h"
+#include "../core/size.h"
 #include "../fmt/fmt.h"
 
 #include <stdlib.h>
@@ -66,7 +67,7 @@ static void failure_text(FILE *f, const struct markup *m, const json_t *fl)
 static void header(FILE *f, const struct markup *m, const json_t *s)
 {
 	const json_t *crit;
-	int count[4] = { 0 };
+	int count[5] = { 0 };
 	size_t i;
 
 	json_array_foreach(j_arr(s, "criteria"), i, crit) {
@@ -74,6 +75,7 @@ static void header(FILE *f, const struct markup *m, const json_t *s)
 
 		count[!strcmp(cv, "fail") ? 0 : !strcmp(cv, "warn") ? 1 :
 		      !strcmp(cv, "incomplete") ? 2 : 3]++;
+		count[4] += !strcmp(cv, "incomplete") && json_is_false(json_object_get(crit, "required"));
 	}
 	m->header(f, s, json_array_size(j_arr(s, "criteria")), count);
 	if (json_is_object(json_object_get(s, "decision"))) {
@@ -109,8 +111,8 @@ static void item(FILE *f, const struct markup *m, const char *head, const char *
 
 /*
  * What the verdict means and what to do, first (the summary's "decision",
- * report/decision.c): nodes to drain, links and rail pairs to check, the wrong
- * hardware, the required checks not measured with their fix, the optional
+ * report/decision.c): nodes to drain, links and rail pairs to check, warnings
+ * to look at, the wrong hardware, the required checks not measured with their fix, the optional
  * ones counted, what was judged, the estimate's headline.
  */
 static void decision(FILE *f, const struct markup *m, const json_t *s)
@@ -146,6 +148,10 @@ static void decision(FILE *f, const struct markup *m, const json_t *s)
 		snprintf(buf, sizeof(buf), "the %s %s: %s", j_str(v, "what"), j_str(v, "element"), j_str(v, "reason"));
 		item(f, m, "Check:", buf);
 	}
+	json_array_foreach(j_arr(d, "look_at"), i, v) {
+		snprintf(buf, sizeof(buf), "%s: %s", j_str(v, "criterion"), j_str(v, "reason"));
+		item(f, m, "Look at:", buf);
+	}
 	json_array_foreach(j_arr(d, "hardware"), i, v) {
 		at = (size_t)snprintf(buf, sizeof(buf), "%s '%s' on ", j_str(v, "key"), j_str(v, "found"));
 		json_array_foreach(j_arr(v, "hosts"), k, h)
@@ -156,13 +162,19 @@ static void decision(FILE *f, const struct markup *m, const json_t *s)
 			snprintf(buf + at, sizeof(buf) - at, "; the profile expects %s", j_str(v, "expected"));
 		item(f, m, "Wrong hardware:", buf);
 	}
+	json_array_foreach(j_arr(d, "hardware_not_checked"), i, v) {
+		snprintf(buf, sizeof(buf), "%s; fix: %s", j_str(v, "what"), j_str(v, "fix"));
+		item(f, m, "Hardware not checked:", buf);
+	}
 	json_array_foreach(j_arr(d, "unfinished"), i, v) {
 		snprintf(buf, sizeof(buf), "%s (end: %s)", j_str(v, "path"), j_str(v, "end"));
 		item(f, m, "Run not finished:", buf);
 	}
-	json_array_foreach(j_arr(d, "required_not_measured"), i, v) {
-		snprintf(buf, sizeof(buf), "%s: %s", j_str(v, "criterion"),
-			 *j_str(v, "fix") ? j_str(v, "fix") : j_str(v, "reason"));
+	json_array_foreach(j_arr(d, "to_measure"), i, v) {
+		char *ids = j_plain(json_object_get(v, "criteria"));
+
+		snprintf(buf, sizeof(buf), "%s: %s", ids ? ids : "", j_str(v, "fix"));
+		free(ids);
 		item(f, m, "Not measured (required):", buf);
 	}
 	if (j_num(d, "optional_not_measured", &nopt) && nopt > 0) {
@@ -171,10 +183,9 @@ static void decision(FILE *f, const struct markup *m, const json_t *s)
 	}
 	fmt_judged(buf, sizeof(buf), json_object_get(d, "judged"));
 	item(f, m, "Judged:", buf);
-	if (json_is_object(json_object_get(d, "estimate"))) {
-		fmt_headline(buf, sizeof(buf), json_object_get(d, "estimate"));
-		item(f, m, "Estimate (a model, not a measurement):", buf);
-	}
+	/* without a workload, how to give one */
+	fmt_headline(buf, sizeof(buf), json_object_get(d, "estimate"));
+	item(f, m, "Estimate (a model, not a measurement):", buf);
 	fputs(m->list_close, f);
 }
 
@@ -229,8 +240,10 @@ static void criteria_row(FILE *f, const struct markup *m, const json_t *crit)
 	}
 	/* the sizes whose median the plateau value is */
 	json_array_foreach(j_arr(worst, "plateau"), j, fl) {
+		char sz[32];
+
 		fputs(j ? ", " : m->cell_br, f);
-		E(f, m, "%s%lld B", j ? "" : "plateau of ", (long long)json_integer_value(json_array_get(fl, 0)));
+		E(f, m, "%s%s", j ? "" : "plateau of ", size_human(json_number_value(json_array_get(fl, 0)), sz, sizeof(sz)));
 	}
 	fputs(m->td_close, f);
 	m->td_open(f, 4, NULL);
@@ -369,8 +382,22 @@ static void hardware(FILE *f, const struct markup *m, const json_t *s)
 	static const char *const keys[] = { "key", "found", "expected", "hosts" };
 	static const char *const heads[] = { "what", "found", "the profile expects", "hosts" };
 
+	const json_t *miss = j_arr(s, "hardware_missing"), *v;
+	size_t i;
+
 	generic(f, m, "hardware", "Hardware against the profile", j_arr(s, "hardware"),
-		keys, heads, 4, "Every host has the hardware the profile expects.");
+		keys, heads, 4, json_array_size(miss) ? "Not every host could be checked:" :
+		"Every host has the hardware the profile expects.");
+	/* what the profile states and no inventory showed is not checked, never "as expected" */
+	if (!json_array_size(miss) || !j_arr(s, "hardware"))
+		return;
+	m->list_open(f, NULL);
+	json_array_foreach(miss, i, v) {
+		fputs(m->li_open, f);
+		E(f, m, "not checked: %s", json_string_value(v) ?: "");
+		fputs(m->li_close, f);
+	}
+	fputs(m->list_close, f);
 }
 
 /* what each diagnosis blames, at its granularity: node, link, leaf uplink (its subject before there was one) */
@@ -564,7 +591,13 @@ static void kv_table(FILE *f, const struct markup *m, const json_t *o, const jso
 		E(f, m, "%s", k);
 		fputs(m->td_close, f);
 		m->td_open(f, 1, NULL);
-		put_plain(f, m->esc, v);
+		if (json_is_number(v) && strlen(k) > 6 && !strcmp(k + strlen(k) - 6, "_bytes")) {
+			char sz[32];
+
+			E(f, m, "%s", size_human(json_number_value(v), sz, sizeof(sz)));
+		} else {
+			put_plain(f, m->esc, v);
+		}
 		fputs(m->td_close, f);
 		if (n == 3) {
 			m->td_open(f, 2, NULL);
@@ -634,6 +667,8 @@ static void output_row(FILE *f, const struct markup *m, const char *k, const jso
 	m->td_open(f, 1, json_is_number(v) ? "n" : NULL);
 	if (json_is_number(v) && !strcmp(k, "cost") && json_number_value(v) == 0) {
 		E(f, m, "%s", "no price (-w price_per_gpu_hour=USD)");
+	} else if (json_is_number(v) && !strcmp(unit, "B")) {
+		E(f, m, "%s", size_human(json_number_value(v), buf, sizeof(buf)));
 	} else if (json_is_number(v)) {
 		double x = json_number_value(v) * scale;
 		json_t *xv = json_real(x);
@@ -870,6 +905,7 @@ static void estimate(FILE *f, const struct markup *m, const json_t *s)
 		para(f, m, "Outputs of the model:");
 		outputs_table(f, m, json_object_get(e, "outputs"));
 	}
+	measured_steps(f, m, e);
 	para(f, m, "Every input of the model, and where it came from:");
 	kv_table(f, m, json_object_get(e, "inputs"), json_object_get(e, "sources"), in_heads, 3);
 	if (json_array_size(j_arr(e, "notes")))

@@ -17,7 +17,7 @@ struct markup {
 	void (*esc)(FILE *f, const char *s);       /* esc_md, esc_html (escape.h) */
 	int max_failures;                          /* listed under each criterion */
 	/* "# Cluster acceptance: ..." up to the profile name; n = criteria, count fail/warn/incomplete/pass */
-	void (*header)(FILE *f, const json_t *s, size_t n, const int count[4]);
+	void (*header)(FILE *f, const json_t *s, size_t n, const int count[5]);   /* fail warn incomplete pass, optional of incomplete */
 	void (*heading)(FILE *f, int level, const char *id, const char *text);  /* id may be NULL */
 	void (*p_open)(FILE *f, const char *cls);  /* cls: a CSS class or NULL */
 	const char *p_close;

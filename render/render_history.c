@@ -82,11 +82,16 @@ static void history_doc(FILE *f, const struct markup *m, const json_t *doc, cons
 	const json_t *cl, *x;
 	size_t i, j, q;
 	char b1[64], b2[64];
+	double tol;
 
 	m->heading(f, 1, NULL, "Cluster history");
 	m->p_open(f, NULL);
 	snprintf(b1, sizeof(b1), "%lld", (long long)json_integer_value(json_object_get(doc, "k")));
-	fmt_num(b2, sizeof(b2), doc, "tolerance");
+	/* the tolerance in the unit -t takes (%), as summary's fraction x 100 */
+	if (j_num(doc, "tolerance", &tol))
+		snprintf(b2, sizeof(b2), "%g %%", 100 * tol);
+	else
+		snprintf(b2, sizeof(b2), "n/a");
 	put_esc(f, m->esc, "Database %s. Drift: a value worse than the rolling median of the last %s runs "
 		"by more than the tolerance (%s) and more than its spread, naming the element that moved.",
 		j_str(doc, "database"), b1, b2);

@@ -67,7 +67,7 @@ static void head(FILE *f, const json_t *s)
 	html_page_open(f, title);
 }
 
-static void html_header(FILE *f, const json_t *s, size_t n, const int count[4])
+static void html_header(FILE *f, const json_t *s, size_t n, const int count[5])
 {
 	const char *v = j_str(s, "verdict");
 	char buf[64];
@@ -75,8 +75,10 @@ static void html_header(FILE *f, const json_t *s, size_t n, const int count[4])
 	fprintf(f, "<h1>Cluster acceptance report</h1>\n<div class=\"banner v-%s\">Verdict: %s "
 		"(exit code ", vclass(v), verdict_word(v));
 	H(f, "%s", j_text(json_object_get(s, "exit_code"), buf, sizeof(buf)));
-	fprintf(f, ")</div>\n<p>%zu criteria: %d failed, %d warned, %d incomplete, %d passed. Profile <b>",
-		n, count[0], count[1], count[2], count[3]);
+	fprintf(f, ")</div>\n<p>%zu criteria: %d failed, %d warned, %d incomplete", n, count[0], count[1], count[2]);
+	if (count[4])
+		fprintf(f, " (%d of them optional)", count[4]);
+	fprintf(f, ", %d passed. Profile <b>", count[3]);
 	H(f, "%s", j_str(json_object_get(s, "profile"), "name"));
 	fputs("</b>", f);
 }

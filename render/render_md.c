@@ -12,7 +12,7 @@
 
 #define E(f, ...) put_esc(f, esc_md, __VA_ARGS__)
 
-static void md_header(FILE *f, const json_t *s, size_t n, const int count[4])
+static void md_header(FILE *f, const json_t *s, size_t n, const int count[5])
 {
 	const char *v = verdict_word(j_str(s, "verdict"));
 	char buf[64];
@@ -20,8 +20,10 @@ static void md_header(FILE *f, const json_t *s, size_t n, const int count[4])
 	fprintf(f, "# Cluster acceptance: %s\n\n", v);
 	fprintf(f, "**Verdict: %s** (exit code ", v);
 	E(f, "%s", j_text(json_object_get(s, "exit_code"), buf, sizeof(buf)));
-	fprintf(f, "): %zu criteria, %d failed, %d warned, %d incomplete, %d passed.\n\n",
-		n, count[0], count[1], count[2], count[3]);
+	fprintf(f, "): %zu criteria, %d failed, %d warned, %d incomplete", n, count[0], count[1], count[2]);
+	if (count[4])
+		fprintf(f, " (%d of them optional)", count[4]);
+	fprintf(f, ", %d passed.\n\n", count[3]);
 	fputs("Profile ", f);
 	E(f, "%s", j_str(json_object_get(s, "profile"), "name"));
 }

@@ -10,6 +10,7 @@
 #include "load.h"
 #include "profile.h"
 #include "series.h"
+#include "../core/size.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -181,8 +182,7 @@ static void compare_curves(const json_t *olds, const json_t *news, double tol,
 					if (fabs(change) <= 100 * tol || fabs(change) <= spread)
 						continue;
 					snprintf(metric, sizeof(metric), "%s: busbw_GBps", kn);
-					snprintf(el, sizeof(el), "%lld B",
-						 (long long)json_integer_value(json_array_get(x, 0)));
+					size_human(json_number_value(json_array_get(x, 0)), el, sizeof(el));
 					json_array_append_new(change < 0 ? reg : imp, json_pack(
 						"{s:s, s:s, s:s, s:f, s:f, s:s, s:f, s:f}", "criterion", "busbw curve",
 						"metric", metric, "element", el, "old", ov, "new", nv, "unit", "GB/s",

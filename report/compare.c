@@ -15,6 +15,7 @@
 #include "report.h"
 #include "workload.h"
 #include "../fmt/fmt.h"
+#include "../core/size.h"
 
 #include <errno.h>
 #include <math.h>
@@ -844,6 +845,7 @@ static json_t *differences(struct cmp_run *runs, int n, const json_t *wls, const
 	for (int k = 0; k < n; k++) {
 		const json_t *w = json_array_get(wls, k), *wi, *ri, *wo, *ro;
 		const char *rn = runs[ref].name, *xn = runs[k].name;
+		char sz[32];
 		int lines = 0;
 
 		if (k == ref)
@@ -861,9 +863,10 @@ static json_t *differences(struct cmp_run *runs, int n, const json_t *wls, const
 			double gx = num_or(wi, "gpus", 0), gr = num_or(ri, "gpus", 0);
 
 			if (fabs(pct(bx, br)) >= 2 || fabs(pct(sx, sr)) >= 2)
-				add_line(out, "%s: all_reduce busbw %.4g vs %.4g GB/s (%s) at the %.4g MB bucket: "
+				add_line(out, "%s: all_reduce busbw %.4g vs %.4g GB/s (%s) at the %s bucket: "
 					 "%+.0f%% sync time per step (%.4g vs %.4g s)", xn, bx, br, rn,
-					 num_or(wi, "bucket_bytes", 0) / 1e6, pct(sx, sr), sx, sr), lines++;
+					 size_human(num_or(wi, "bucket_bytes", 0), sz, sizeof(sz)), pct(sx, sr), sx, sr),
+					lines++;
 			if (gx != gr)
 				add_line(out, "%s: %.0f GPUs vs %.0f (%s)", xn, gx, gr, rn), lines++;
 			if (fabs(pct(cx, cr)) >= 2)

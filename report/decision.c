@@ -82,6 +82,44 @@ static int link_end_drained(const char *element, const json_t *hosts, const char
 	return 0;
 }
 
+/* a node, link, rail pair or uplink to check; a second reason for one element joins the first */
+static void check_add(json_t *check, const char *element, const char *what, const char *why)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(check, i, c)
+		if (!strcmp(j_str(c, "element"), element)) {
+			char *both;
+
+			if (asprintf(&both, "%s; %s", j_str(c, "reason"), why) >= 0) {
+				json_object_set_new(c, "reason", json_string(both));
+				free(both);
+			}
+			return;
+		}
+	json_array_append_new(check, json_pack("{s:s, s:s, s:s}", "element", element, "what", what, "reason", why));
+}
+
+/*
+ * A diagnosis that is not "node bad" (docs/netpair.md): an inconclusive, ambiguous
+ * or suspect node or link, a bad link, a switch uplink. It names what to check and
+ * why; it never drains a node (the evidence does not single one out).
+ */
+static void check_diagnosis(json_t *check, const json_t *v)
+{
+	const char *subj = j_str(v, "subject"), *verdict = j_str(v, "verdict");
+	char why[1024];
+	int unsure = strstr(verdict, "inconclusive") || strstr(verdict, "ambiguous") || strstr(verdict, "suspect");
+
+	snprintf(why, sizeof(why), "%s diagnosis: %s %s%s%s%s", j_str(v, "probe"), subj, verdict,
+		 *j_str(v, "evidence") ? ": " : "", j_str(v, "evidence"),
+		 unsure ? "; not drained: the evidence does not single it out, measure it again (`ccprobe "
+			  "netpair` on these hosts, on a quiet cluster)" : "");
+	check_add(check, j_str(v, "element"), !strcmp(subj, "node") || !strcmp(subj, "link") ? subj :
+		  !strcmp(subj, "uplink") ? "switch uplink" : "network", why);
+}
+
 static int in(const char *s, const char *const *set)
 {
 	for (; *set; set++)
@@ -129,7 +167,7 @@ static const char *fix_of(const char *reason)
 
 static json_t *estimate_headline(const json_t *e)
 {
-	const json_t *o = json_object_get(e, "outputs");
+	const json_t *o = json_object_get(e, "outputs"), *m;
 	double frac;
 
 	if (!json_is_object(e))
@@ -142,6 +180,13 @@ static json_t *estimate_headline(const json_t *e)
 		      "extrapolated", json_object_get(e, "extrapolated"));
 	if (j_num(json_object_get(e, "outputs"), "comm_fraction", &frac))
 		json_object_set_new((json_t *)o, "comm_pct", json_real(100 * frac));
+	/* the measured step beside the model (docs/estimate.md, "Measured against a real step") */
+	m = json_object_get(e, "from_measured");
+	if (json_is_object(m))
+		json_object_set_new((json_t *)o, "measured_step", json_pack("{s:s, s:O?, s:O?, s:O?, s:O?}",
+			"source", j_str(m, "source"), "step_s", json_object_get(m, "step_s"),
+			"days", json_object_get(m, "days"), "gpu_hours", json_object_get(m, "gpu_hours"),
+			"cost", json_object_get(m, "cost")));
 	return (json_t *)o;
 }
 
@@ -184,7 +229,8 @@ json_t *decision_build(const json_t *s)
 	static const char *const own[] = { "node", "gpu", "nic", "gpu_pair", NULL };
 	static const char *const links[] = { "link", "rail_pair", NULL };
 	json_t *d, *drain = json_array(), *check = json_array(), *req = json_array(), *failed = json_array();
-	json_t *warned = json_array(), *unfinished = json_array(), *ranks = json_array();
+	json_t *warned = json_array(), *unfinished = json_array(), *ranks = json_array(), *look = json_array();
+	json_t *nohw = json_array(), *measure = json_array();
 	const json_t *c, *fl, *v, *hosts = j_arr(json_object_get(s, "cluster"), "hosts");
 	json_t *hw = j_arr(s, "hardware") ? json_incref((json_t *)j_arr(s, "hardware")) : json_array();
 	const char *bad[256];
@@ -200,6 +246,10 @@ json_t *decision_build(const json_t *s)
 			if (nbad < sizeof(bad) / sizeof(bad[0]))
 				bad[nbad++] = j_str(v, "element");
 		}
+	/* the rest (inconclusive nodes and links above all) are checked, never drained */
+	json_array_foreach(j_arr(s, "diagnoses"), i, v)
+		if (strcmp(j_str(v, "subject"), "node") || strcmp(j_str(v, "verdict"), "bad"))
+			check_diagnosis(check, v);
 	json_array_foreach(j_arr(s, "criteria"), i, c) {
 		const char *verdict = j_str(c, "verdict"), *scope = j_str(c, "scope");
 		int fail = !strcmp(verdict, "fail");
@@ -217,6 +267,17 @@ json_t *decision_build(const json_t *s)
 		}
 		if (!fail && strcmp(verdict, "warn"))
 			continue;
+		/* a warning that names no link to check: the criterion, its reason and its worst */
+		if (!fail && !(in(scope, links) && json_array_size(j_arr(c, "failures")))) {
+			char worst[512] = "";
+
+			if (json_array_size(j_arr(c, "failures"))) {
+				strcpy(worst, "; worst ");
+				fmt_failure(worst + 8, sizeof(worst) - 8, json_array_get(j_arr(c, "failures"), 0));
+			}
+			json_array_append_new(look, json_pack("{s:s, s:s+}", "criterion", j_str(c, "id"),
+							      "reason", j_str(c, "reason"), worst));
+		}
 		json_array_foreach(j_arr(c, "failures"), j, fl) {
 			why_text(why, sizeof(why), c, fl);
 			if (fail && in(scope, own) && *j_str(fl, "host"))
@@ -225,12 +286,35 @@ json_t *decision_build(const json_t *s)
 								      host, sizeof(host)))
 				blame(drain, host, why);
 			else if (in(scope, links))
-				json_array_append_new(check, json_pack("{s:s, s:s, s:s}", "element",
-					j_str(fl, "element"), "what", !strcmp(scope, "link") ? "link" : "rail pair",
-					"reason", why));
+				check_add(check, j_str(fl, "element"), !strcmp(scope, "link") ? "link" : "rail pair", why);
 		}
 	}
 	drain_reasons(drain);
+	/* the required checks not measured, grouped by the command that measures them */
+	json_array_foreach(req, i, v) {
+		const char *fix = *j_str(v, "fix") ? j_str(v, "fix") : j_str(v, "reason");
+		json_t *g = NULL, *x;
+
+		json_array_foreach(measure, j, x)
+			if (!strcmp(j_str(x, "fix"), fix))
+				g = x;
+		if (!g) {
+			g = json_pack("{s:s, s:[]}", "fix", fix, "criteria");
+			json_array_append_new(measure, g);
+		}
+		json_array_append_new(json_object_get(g, "criteria"), json_string(j_str(v, "criterion")));
+	}
+	json_array_foreach(j_arr(s, "consistency"), i, v) {
+		snprintf(why, sizeof(why), "%s differs across hosts (%zu values)", j_str(v, "key"),
+			 json_array_size(j_arr(v, "values")));
+		json_array_append_new(look, json_pack("{s:s, s:s}", "criterion", "consistency", "reason", why));
+	}
+	/* a profile stating hardware, and results without the inventory that shows it */
+	json_array_foreach(j_arr(s, "hardware_missing"), i, v)
+		json_array_append_new(nohw, json_pack("{s:s, s:s}", "what", json_string_value(v) ?: "",
+			"fix", strstr(json_string_value(v) ?: "", "rdma") ?
+			"run `ccprobe ib` (it writes each host's RDMA inventory)" :
+			"run `ccprobe gpuhealth` or another GPU probe (each writes the host's GPU inventory)"));
 	json_array_foreach(j_arr(s, "inputs"), i, v) {
 		json_array_append(ranks, json_object_get(v, "ranks"));
 		if (strcmp(j_str(v, "end"), "complete"))
@@ -240,12 +324,16 @@ json_t *decision_build(const json_t *s)
 	d = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:i, s:o, s:o, s:o}",
 		      "verdict", j_str(s, "verdict"),
 		      "words", words(j_str(s, "verdict"), json_array_size(failed), json_array_size(warned),
-				     json_array_size(req) + json_array_size(unfinished), json_array_size(drain),
+				     json_array_size(req) + json_array_size(unfinished) + json_array_size(nohw),
+				     json_array_size(drain),
 				     json_array_size(hw), json_array_size(j_arr(s, "consistency")),
 				     json_array_size(j_arr(json_object_get(s, "baseline"), "regressions"))),
 		      "drain", drain, "check", check, "hardware", hw,
 		      "required_not_measured", req, "optional_not_measured", (int)nopt,
 		      "unfinished", unfinished, "failed", failed, "warned", warned);
+	json_object_set_new(d, "look_at", look);
+	json_object_set_new(d, "hardware_not_checked", nohw);
+	json_object_set_new(d, "to_measure", measure);
 	json_object_set_new(d, "judged", json_pack("{s:O?, s:O?, s:i, s:o}",
 		"nodes", json_object_get(json_object_get(s, "cluster"), "nodes"),
 		"hosts", json_object_get(json_object_get(s, "cluster"), "hosts"),

@@ -4,8 +4,9 @@
 /*
  * report/decision.c: the summary's "decision" object (docs/report.md), built
  * from the rest of the summary S: the verdict in words, the nodes to drain
- * with their reasons, the links and rail pairs to check, the hardware the
- * profile did not find, the required checks not measured with their fix,
+ * with their reasons, the links and rail pairs to check, the warnings to
+ * look at (criteria and version differences), the hardware the profile did
+ * not find, the required checks not measured with their fix,
  * the count of optional ones, what was judged and the estimate's headline.
  * Returns a new object (never NULL unless out of memory).
  */

@@ -12,6 +12,7 @@
  */
 #include "estimate.h"
 #include "../fmt/fmt.h"
+#include "../core/size.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -183,7 +184,10 @@ int est_compute(const struct est_inputs *in, struct est_outputs *out, char *err,
 		double nb = ceil(x[i] / in->bucket_bytes), t = pass_s(in, x[i], out->groups, out);
 
 		if (!positive(t) && x[i] > 0) {
-			snprintf(err, len, "estimate: no measured busbw above 0 at the payloads of %.0f B", x[i]);
+			char sz[32];
+
+			snprintf(err, len, "estimate: no measured busbw above 0 at the payloads of %s",
+				 size_human(x[i], sz, sizeof(sz)));
 			return -1;
 		}
 		out->sync_s += count[i] * t;
@@ -218,6 +222,12 @@ static json_t *real_or_null(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* a byte count: an integer when it is one, so that summary.json keeps every digit (1 GiB, not 1.07374e9) */
+static json_t *bytes_json(double v)
+{
+	return isfinite(v) && v == floor(v) && fabs(v) < 9e15 ? json_integer((json_int_t)v) : real_or_null(v);
+}
+
 json_t *est_json(const struct est_inputs *in, const struct est_outputs *out)
 {
 	struct layout l;
@@ -225,15 +235,16 @@ json_t *est_json(const struct est_inputs *in, const struct est_outputs *out)
 
 	layout_of(in, &l);
 	i = json_pack("{s:f, s:f, s:f, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:s, s:f, s:f, s:f, s:f, "
-		      "s:f, s:f, s:f}",
+		      "s:f, s:o, s:f}",
 		      "params", in->params, "bytes_per_grad", in->bytes_per_grad, "bytes_per_param", l.bpp,
 		      "dp_size", in->dp_size, "tp", l.tp, "pp", l.pp, "gpus", in->gpus,
 		      "gpus_per_node", l.g, "ga_steps", l.m,
-		      "layers", real_or_null(in->layers), "act_bytes", real_or_null(in->act_bytes),
+		      "layers", real_or_null(in->layers), "act_bytes", isfinite(in->act_bytes) ?
+		      bytes_json(in->act_bytes) : json_null(),
 		      "stage", est_stage_name(in->stage),
 		      "tokens_per_step", in->tokens_per_step, "total_tokens", in->total_tokens,
 		      "peak_tflops", in->peak_tflops, "mfu", in->mfu,
-		      "price_per_gpu_hour", in->price_gpu_hour, "bucket_bytes", in->bucket_bytes,
+		      "price_per_gpu_hour", in->price_gpu_hour, "bucket_bytes", bytes_json(in->bucket_bytes),
 		      "overlap", in->overlap);
 	if (i) {
 		json_object_set_new(i, "busbw_GBps", json_real(in->busbw_GBps));
@@ -246,9 +257,9 @@ json_t *est_json(const struct est_inputs *in, const struct est_outputs *out)
 		json_object_set_new(i, "tp_busbw_GBps", l.tp > 1 ? real_or_null(in->tp_busbw_GBps) : json_null());
 		json_object_set_new(i, "pair_GBps", l.pp > 1 ? real_or_null(in->pair_GBps) : json_null());
 	}
-	o = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
+	o = json_pack("{s:f, s:o, s:o, s:f, s:f, s:f, s:f, s:f, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
 		      "s:f, s:f, s:f}",
-		      "k", out->k, "grad_bytes", out->grad_bytes, "param_bytes", out->param_bytes,
+		      "k", out->k, "grad_bytes", bytes_json(out->grad_bytes), "param_bytes", bytes_json(out->param_bytes),
 		      "groups_per_node", out->groups, "dp_nodes", out->dp_nodes, "buckets", out->buckets,
 		      "sync_s", out->sync_s, "latency_s", out->latency_s,
 		      "sync_fit_s", real_or_null(out->sync_fit_s), "tp_s", out->tp_s, "pp_s", out->pp_s,

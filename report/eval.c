@@ -20,6 +20,7 @@
 #include "series.h"
 #include "soak.h"
 #include "../core/stats.h"
+#include "../core/size.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -457,7 +458,9 @@ static int note_header(struct eval *e, const json_t *rec)
 	json_t *v;
 	size_t i;
 
-	e->ranks += json_integer_value(json_object_get(rec, "world_size"));
+	/* the most ranks of one launch: three phases of 4 ranks are 4 ranks, not 12 */
+	if (json_integer_value(json_object_get(rec, "world_size")) > e->ranks)
+		e->ranks = json_integer_value(json_object_get(rec, "world_size"));
 	json_array_foreach(hosts, i, h) {
 		const char *name = str(h, "name");
 
@@ -789,9 +792,13 @@ int eval_measurement(struct eval *e, const struct rv *r, char *err, size_t len)
 		judged_wrong |= !strcmp(e->cs[sel[i]].c->path[0], "wrong");
 	}
 	/* wrong results that no criterion judged are never a silent pass */
-	if (!rc && !judged_wrong && !k.fake && !rv_num(r, NULL, "wrong", &wrong) && wrong > 0)
-		rc = unjudged(e, "%s %s%s%s at %.0f B: %.0f wrong element(s)", k.kind ?: "?", k.name ?: "?",
-			      k.test || k.backend ? " " : "", k.test ?: k.backend ?: "", k.bytes, wrong);
+	if (!rc && !judged_wrong && !k.fake && !rv_num(r, NULL, "wrong", &wrong) && wrong > 0) {
+		char sz[32];
+
+		rc = unjudged(e, "%s %s%s%s at %s: %.0f wrong element(s)", k.kind ?: "?", k.name ?: "?",
+			      k.test || k.backend ? " " : "", k.test ?: k.backend ?: "",
+			      size_human(k.bytes, sz, sizeof(sz)), wrong);
+	}
 	if (rc)
 		snprintf(err, len, "out of memory");
 	return rc ? -1 : 0;

@@ -27,7 +27,7 @@ json_t *judge_results(const struct cmp_judge *j, const char *path, char *err, si
 
 	ppath = profile_find(j->profile, j->argv0);
 	if (!ppath) {
-		snprintf(err, len, "profile '%s' not found (a path, or NAME of profiles/NAME.ini)", j->profile);
+		profile_not_found(err, len, j->profile, j->argv0);
 		return NULL;
 	}
 	if (profile_load(&p, ppath, err, len)) {

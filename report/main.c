@@ -316,8 +316,8 @@ static int report(const struct args *args, const char *argv0)
 
 	ppath = profile_find(a.profile, argv0);
 	if (!ppath) {
-		fprintf(stderr, "ccreport: profile '%s' not found (a path, or NAME of profiles/NAME.ini)\n",
-			a.profile);
+		profile_not_found(err, sizeof(err), a.profile, argv0);
+		fprintf(stderr, "ccreport: %s\n", err);
 		return RPT_EXIT_USAGE;
 	}
 	if (profile_load(&p, ppath, err, sizeof(err))) {

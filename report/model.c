@@ -14,6 +14,7 @@
 #include "record.h"
 #include "series.h"
 #include "workload.h"
+#include "../core/size.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -325,8 +326,9 @@ static void judge_scaling(struct crit_state *cs, const struct group *g, int ng)
 		}
 	}
 	if (!matched)
-		why_none(cs, "no --scale records of %s%s%s (ccprobe --scale)", c->collective,
-			 c->backend ? " " : "", c->backend ?: "");
+		why_none(cs, "no --scale records of %s%s%s; fix: run `ccprobe --scale%s%s %s` on 2 or more "
+			 "nodes (`ccdiag run -p PROFILE` plans it)", c->collective, c->backend ? " " : "",
+			 c->backend ?: "", c->backend ? " -B " : "", c->backend ?: "", c->collective);
 }
 
 static void build_scaling(struct eval *e)
@@ -437,9 +439,12 @@ static int bucket_busbw(const json_t *s, const json_t *fit, double bucket, struc
 		m->hi = v[n - 1].bytes;
 		m->method = "outside the sweep: from the Hockney fit, busbw_factor x S / (alpha + S / beta)";
 	} else {
-		snprintf(why, len, "the bucket of %.0f B is outside the sweep (%.0f to %.0f B) and the "
+		char a[32], b[32], c[32];
+
+		snprintf(why, len, "the bucket of %s is outside the sweep (%s to %s) and the "
 			 "series has no Hockney fit to extend it (ccprobe --scale, or a sweep reaching it)",
-			 bucket, v[0].bytes, v[n - 1].bytes);
+			 size_human(bucket, a, sizeof(a)), size_human(v[0].bytes, b, sizeof(b)),
+			 size_human(v[n - 1].bytes, c, sizeof(c)));
 		rc = -1;
 	}
 	free(v);
@@ -545,7 +550,7 @@ static json_t *make_estimate(const struct eval *e)
 	struct measured m, mi;
 	struct curve cv = { 0 };
 	json_t *j, *src, *meas, *notes, *terms, *compute, *mem;
-	char why[600], buf[48], desc[300], pair_src[200] = "", tp_src[300] = "";
+	char why[600], buf[48], desc[300], pair_src[200] = "", tp_src[300] = "", sz[32], sz2[32];
 	double ranks, iranks = 0, mp, nodes, lanes;
 	int pi = -1, fits;
 
@@ -566,9 +571,9 @@ static json_t *make_estimate(const struct eval *e)
 	/* a failed measurement of the job's scale is no reason to take a smaller one */
 	if (!(m.busbw > 0) || !(plateau(s) > 0)) {
 		snprintf(why, sizeof(why), "the all_reduce on %.0f node(s), %.0f rank(s) measured busbw %g GB/s "
-			 "at the bucket of %.0f B and %g GB/s at its plateau: a failed measurement, and the "
+			 "at the bucket of %s and %g GB/s at its plateau: a failed measurement, and the "
 			 "estimate does not fall back to a series of fewer nodes", nodes, ranks,
-			 m.busbw, in.bucket_bytes, plateau(s));
+			 m.busbw, size_human(in.bucket_bytes, sz, sizeof(sz)), plateau(s));
 		return not_made(w, why);
 	}
 	/* the layout: GPUs = tp x pp x dp */
@@ -622,8 +627,8 @@ static json_t *make_estimate(const struct eval *e)
 		if (!bucket_busbw(is, ifit, in.act_bytes, &mi, why, sizeof(why))) {
 			in.tp_busbw_GBps = mi.busbw;
 			snprintf(tp_src, sizeof(tp_src), "measured: all_reduce %s %s on 1 node, %.0f ranks, at "
-				 "act_bytes %.0f B: %s", s_of(is, "backend") ?: "-", s_of(is, "dtype") ?: "-",
-				 iranks, in.act_bytes, mi.method);
+				 "act_bytes %s: %s", s_of(is, "backend") ?: "-", s_of(is, "dtype") ?: "-",
+				 iranks, size_human(in.act_bytes, sz, sizeof(sz)), mi.method);
 		}
 	}
 	for (int i = 0; i < 2 && pi < 0; i++)
@@ -633,9 +638,9 @@ static json_t *make_estimate(const struct eval *e)
 		/* a stage boundary's tp shares ride tp rails at once (ib); one link per node (netpair) */
 		lanes = pi == 0 ? fmin(in.tp, e->p->nics_per_node > 0 ? e->p->nics_per_node : 1) : 1;
 		in.pair_GBps = lanes * e->pair[pi].Gbps / 8;
-		snprintf(pair_src, sizeof(pair_src), "measured: %s, the worst of %ld pair(s) at %.0f B, "
+		snprintf(pair_src, sizeof(pair_src), "measured: %s, the worst of %ld pair(s) at %s, "
 			 "%g Gb/s x %.0f lane(s) / 8", pi ? "netpair bw_uni" : "ib write_bw", e->pair[pi].n,
-			 e->pair[pi].bytes, e->pair[pi].Gbps, lanes);
+			 size_human(e->pair[pi].bytes, sz, sizeof(sz)), e->pair[pi].Gbps, lanes);
 	}
 	/* measured compute and memory (model_compute.c) */
 	compute = compute_rate(e, &in);
@@ -675,8 +680,8 @@ static json_t *make_estimate(const struct eval *e)
 		"the measured all_reduce's ranks / nodes"));
 	if (!w->from[WL_BYTES_PER_PARAM])
 		json_object_set_new(src, "bytes_per_param", json_string("bytes_per_grad"));
-	json_object_set_new(src, "busbw_GBps", json_sprintf("measured: all_reduce %s, bucket %.0f B: %s",
-							    desc, in.bucket_bytes, m.method));
+	json_object_set_new(src, "busbw_GBps", json_sprintf("measured: all_reduce %s, bucket %s: %s",
+							    desc, size_human(in.bucket_bytes, sz, sizeof(sz)), m.method));
 	json_object_set_new(src, "alpha_us", fit ? json_sprintf("fit record: all_reduce %s", desc) :
 			    json_string("no Hockney fit for this series (ccprobe --scale writes one)"));
 	json_object_set_new(src, "beta_GBps", json_string(fit ? "the same fit record" : "none"));
@@ -703,8 +708,9 @@ static json_t *make_estimate(const struct eval *e)
 			"NICs: per node they move what one all-rank all_reduce of %.0f x the bucket does",
 			out.groups, out.groups));
 	if (m.lo > in.bucket_bytes || m.hi < in.bucket_bytes || cv.far > 1)
-		json_array_append_new(notes, json_sprintf("payloads up to %.1fx outside the sweep (%.0f to %.0f B): "
-			"their busbw is the Hockney fit's, not a measurement", cv.far, m.lo, m.hi));
+		json_array_append_new(notes, json_sprintf("payloads up to %.1fx outside the sweep (%s to %s): "
+			"their busbw is the Hockney fit's, not a measurement", cv.far, size_human(m.lo, sz, sizeof(sz)),
+			size_human(m.hi, sz2, sizeof(sz2))));
 	if (fit && n_of(fit, "rel_rms") > 0.2)
 		json_array_append_new(notes, json_sprintf("the Hockney fit misses the measured times by %.0f %% "
 			"(rel_rms): sync_fit_s is a rough cross-check", 100 * n_of(fit, "rel_rms")));
@@ -825,9 +831,12 @@ static void judge_comm(struct crit_state *cs, const json_t *est)
 	const json_t *o = json_object_get(est, "outputs");
 
 	if (json_is_null(est))
-		why_none(cs, "no workload given (profile [workload] or --workload KEY=VALUE): no estimate");
+		why_none(cs, "no workload given: no estimate; fix: give one (the profile's [workload], or "
+			 "ccreport --workload KEY=VALUE, docs/estimate.md)");
 	else if (!json_is_true(json_object_get(est, "made")))
-		why_none(cs, "no estimate: %s", s_of(est, "reason") ?: "?");
+		why_none(cs, "no estimate: %s; fix: measure the all_reduce it reads on every node (`ccprobe "
+			 "-B BACKEND all_reduce`, the workload's backend; docs/estimate.md, \"How ccreport fills "
+			 "the inputs\") and judge again", s_of(est, "reason") ?: "?");
 	else {
 		eval_add_value(cs, "estimate", 100 * n_of(o, "comm_fraction"));
 		if (s_of(est, "extrapolated") && !cs->caveat)

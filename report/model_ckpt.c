@@ -157,8 +157,9 @@ void ckpt_build(struct eval *e)
 		if (cs->c->derived != DERIVED_CKPT)
 			continue;
 		if (!e->p->wl.from[WL_CKPT_EVERY])
-			ckpt_why_none(cs, "no checkpoint_every in the workload (profile [workload] or "
-				      "--workload checkpoint_every=STEPS or '30 min'): no checkpoint estimate");
+			ckpt_why_none(cs, "no checkpoint_every in the workload: no checkpoint estimate; fix: give "
+				      "it (the profile's [workload], or ccreport --workload checkpoint_every=STEPS "
+				      "or '30 min')");
 		else if (!json_is_true(json_object_get(e->checkpoint, "made")))
 			ckpt_why_none(cs, json_string_value(json_object_get(e->checkpoint, "reason")) ?: "?");
 		else

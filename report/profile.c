@@ -9,6 +9,7 @@
 #include "workload.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <errno.h>
 #include <ini.h>
@@ -822,31 +823,22 @@ void profile_free(struct profile *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static char *try_path(const char *dir, const char *sub, const char *name)
+/*
+ * The folders a profile NAME is looked up in, in order, into dirs (malloc'd
+ * each): $CCREPORT_PROFILES, ./profiles, beside the binary (build/ccreport ->
+ * profiles/, PREFIX/bin -> PREFIX/share/ccdiag/profiles), the installed share.
+ * Returns how many (at most 5).
+ */
+static int search_dirs(const char *argv0, char *dirs[5])
 {
-	char *path;
-
-	if (asprintf(&path, "%s%s/%s.ini", dir, sub, name) < 0)
-		return NULL;
-	if (!access(path, R_OK))
-		return path;
-	free(path);
-	return NULL;
-}
-
-char *profile_find(const char *arg, const char *argv0)
-{
-	char exe[4096], *slash, *path;
+	char exe[4096], *slash;
 	const char *env = getenv("CCREPORT_PROFILES");
 	ssize_t n;
+	int k = 0;
 
-	if (strchr(arg, '/') || (strlen(arg) > 4 && !strcmp(arg + strlen(arg) - 4, ".ini")))
-		return access(arg, R_OK) ? NULL : strdup(arg);
-	if (env && *env && (path = try_path(env, "", arg)))
-		return path;
-	if ((path = try_path("profiles", "", arg)))
-		return path;
-	/* beside the binary: build/ccreport -> profiles/, PREFIX/bin -> PREFIX/share/ccdiag/profiles */
+	if (env && *env)
+		dirs[k++] = strdup(env);
+	dirs[k++] = strdup("profiles");
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n <= 0 && argv0 && strlen(argv0) < sizeof(exe))
 		n = (ssize_t)strlen(strcpy(exe, argv0));
@@ -855,10 +847,70 @@ char *profile_find(const char *arg, const char *argv0)
 		slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			if ((path = try_path(exe, "/../profiles", arg)) ||
-			    (path = try_path(exe, "/../share/ccdiag/profiles", arg)))
-				return path;
+			if (asprintf(&dirs[k], "%s/../profiles", exe) >= 0)
+				k++;
+			if (asprintf(&dirs[k], "%s/../share/ccdiag/profiles", exe) >= 0)
+				k++;
 		}
 	}
-	return try_path(CCDIAG_SHARE, "/profiles", arg);
+	dirs[k++] = strdup(CCDIAG_SHARE "/profiles");
+	return k;
+}
+
+char *profile_find(const char *arg, const char *argv0)
+{
+	char *dirs[5], *path = NULL;
+	int n;
+
+	if (strchr(arg, '/') || (strlen(arg) > 4 && !strcmp(arg + strlen(arg) - 4, ".ini")))
+		return access(arg, R_OK) ? NULL : strdup(arg);
+	n = search_dirs(argv0, dirs);
+	for (int i = 0; i < n; i++) {
+		if (!path && dirs[i] && asprintf(&path, "%s/%s.ini", dirs[i], arg) >= 0 && access(path, R_OK)) {
+			free(path);
+			path = NULL;
+		}
+		free(dirs[i]);
+	}
+	return path;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void profile_not_found(char *buf, size_t len, const char *arg, const char *argv0)
+{
+	char *dirs[5], *names[64];
+	int n = search_dirs(argv0, dirs), nn = 0;
+	size_t at;
+
+	for (int i = 0; i < n; i++) {
+		DIR *d = dirs[i] ? opendir(dirs[i]) : NULL;
+		struct dirent *de;
+
+		while (d && (de = readdir(d))) {
+			size_t l = strlen(de->d_name);
+			int dup = 0;
+
+			if (l <= 4 || strcmp(de->d_name + l - 4, ".ini") || de->d_name[0] == '.' || nn == 64)
+				continue;
+			for (int k = 0; k < nn; k++)
+				dup |= strlen(names[k]) == l - 4 && !strncmp(names[k], de->d_name, l - 4);
+			if (!dup)
+				names[nn++] = strndup(de->d_name, l - 4);
+		}
+		if (d)
+			closedir(d);
+		free(dirs[i]);
+	}
+	qsort(names, (size_t)nn, sizeof(names[0]), cmp_str);
+	at = (size_t)snprintf(buf, len, "profile '%s' not found (a path, or NAME of profiles/NAME.ini); %s", arg,
+			      nn ? "the profiles found:" : "no profiles found (CCREPORT_PROFILES, ./profiles)");
+	for (int k = 0; k < nn; k++) {
+		if (at < len)
+			at += (size_t)snprintf(buf + at, len - at, "%s %s", k ? "," : "", names[k] ?: "");
+		free(names[k]);
+	}
 }

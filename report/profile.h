@@ -82,6 +82,12 @@ int profile_parse_string(struct profile *p, const char *text, const char *name,
  * installed share folder. Returns a malloc'd path or NULL.
  */
 char *profile_find(const char *arg, const char *argv0);
+/*
+ * The one line for a profile ARG that profile_find did not find, into buf:
+ * "profile 'ARG' not found (...); the profiles found: a100-..., emu-1g, ..."
+ * (the NAMEs of every folder profile_find looks in, sorted).
+ */
+void profile_not_found(char *buf, size_t len, const char *arg, const char *argv0);
 void profile_free(struct profile *p);
 
 /* the name of scope s (enum rpt_scope) in profiles and summary.json */

@@ -14,6 +14,7 @@
 #include "profile.h"
 #include "report.h"
 #include "series.h"
+#include "../core/size.h"
 
 #include <fnmatch.h>
 #include <math.h>
@@ -218,7 +219,7 @@ static void odd_problems(const struct crit_state *s, json_t *pr)
 				json_number_value(json_object_get(v, "limit")), c->unit,
 				json_string_value(json_object_get(v, "why")));
 	json_array_foreach(s->plateau, i, v) {
-		char pts[256];
+		char pts[256], sz[32];
 		size_t at = 0;
 
 		if (!listed(pr, i, json_array_size(s->plateau), "plateaus questioned"))
@@ -226,9 +227,9 @@ static void odd_problems(const struct crit_state *s, json_t *pr)
 		pts[0] = '\0';
 		json_array_foreach(json_object_get(v, "points"), k, pt)
 			if (at < sizeof(pts))
-				at += snprintf(pts + at, sizeof(pts) - at, "%s%.4g %s at %lld B", k ? ", " : "",
+				at += snprintf(pts + at, sizeof(pts) - at, "%s%.4g %s at %s", k ? ", " : "",
 					       json_number_value(json_array_get(pt, 1)), c->unit,
-					       (long long)json_integer_value(json_array_get(pt, 0)));
+					       size_human(json_number_value(json_array_get(pt, 0)), sz, sizeof(sz)));
 		problem(pr, "PLATEAU %s: %s %s at the largest size (%s): %s", c->id,
 			json_string_value(json_object_get(v, "element")),
 			!strcmp(json_string_value(json_object_get(v, "shape")), "rising") ?
@@ -553,12 +554,17 @@ static void decision_print(const json_t *d, FILE *f)
 	}
 	json_array_foreach(json_object_get(d, "check"), i, v) {
 		if (i == 10) {
-			fprintf(f, "  ... and %zu more links or rail pairs to check\n",
+			fprintf(f, "  ... and %zu more nodes, links or rail pairs to check\n",
 				json_array_size(json_object_get(d, "check")) - i);
 			break;
 		}
 		fprintf(f, "  check %s ", json_string_value(json_object_get(v, "what")) ?: "");
 		put_inert(f, json_string_value(json_object_get(v, "element")));
+		line(f, ": ", json_string_value(json_object_get(v, "reason")));
+	}
+	json_array_foreach(json_object_get(d, "look_at"), i, v) {
+		fputs("  look at ", f);
+		put_inert(f, json_string_value(json_object_get(v, "criterion")));
 		line(f, ": ", json_string_value(json_object_get(v, "reason")));
 	}
 	json_array_foreach(hw, i, v) {
@@ -575,16 +581,23 @@ static void decision_print(const json_t *d, FILE *f)
 		}
 		line(f, "; the profile expects ", json_string_value(json_object_get(v, "expected")));
 	}
+	json_array_foreach(json_object_get(d, "hardware_not_checked"), i, v) {
+		fputs("  hardware not checked: ", f);
+		put_inert(f, json_string_value(json_object_get(v, "what")));
+		line(f, "; fix: ", json_string_value(json_object_get(v, "fix")));
+	}
 	json_array_foreach(json_object_get(d, "unfinished"), i, v) {
 		fputs("  not finished: ", f);
 		put_inert(f, json_string_value(json_object_get(v, "path")));
 		line(f, ": end ", json_string_value(json_object_get(v, "end")));
 	}
-	json_array_foreach(json_object_get(d, "required_not_measured"), i, v) {
+	json_array_foreach(json_object_get(d, "to_measure"), i, v) {
+		char *ids = j_plain(json_object_get(v, "criteria"));
+
 		fputs("  not measured (required): ", f);
-		put_inert(f, json_string_value(json_object_get(v, "criterion")));
-		line(f, ": ", *json_string_value(json_object_get(v, "fix")) ?
-		     json_string_value(json_object_get(v, "fix")) : json_string_value(json_object_get(v, "reason")));
+		put_inert(f, ids);
+		free(ids);
+		line(f, ": ", json_string_value(json_object_get(v, "fix")));
 	}
 	j_num(d, "optional_not_measured", &nopt);
 	if (nopt > 0)
@@ -592,22 +605,24 @@ static void decision_print(const json_t *d, FILE *f)
 			"change the verdict)\n", nopt);
 	fmt_judged(buf, sizeof(buf), json_object_get(d, "judged"));
 	line(f, "  judged: ", buf);
-	if (json_is_object(json_object_get(d, "estimate"))) {
-		fmt_headline(buf, sizeof(buf), json_object_get(d, "estimate"));
-		line(f, "  estimate (a model, not a measurement): ", buf);
-	}
+	/* without a workload, how to give one */
+	fmt_headline(buf, sizeof(buf), json_object_get(d, "estimate"));
+	line(f, "  estimate (a model, not a measurement): ", buf);
 }
 
 void summary_print(const json_t *s, FILE *f, int max_problems)
 {
 	const char *v = json_string_value(json_object_get(s, "verdict"));
 	const json_t *pr = json_object_get(s, "problems"), *c;
-	int n[4] = { 0 };
+	int n[4] = { 0 }, nopt = 0;
 	size_t i;
 
-	json_array_foreach(json_object_get(s, "criteria"), i, c)
+	json_array_foreach(json_object_get(s, "criteria"), i, c) {
 		for (int k = V_PASS; k <= V_FAIL; k++)
 			n[k] += !strcmp(json_string_value(json_object_get(c, "verdict")), rpt_verdict_name(k));
+		nopt += !strcmp(json_string_value(json_object_get(c, "verdict")), "incomplete") &&
+			json_is_false(json_object_get(c, "required"));
+	}
 	fprintf(f, "ccreport: verdict %s (exit %d): profile %s, %lld node(s), %zu input(s)\n",
 		v ? v : "?", (int)json_integer_value(json_object_get(s, "exit_code")),
 		json_string_value(json_object_get(json_object_get(s, "profile"), "name")),
@@ -615,8 +630,11 @@ void summary_print(const json_t *s, FILE *f, int max_problems)
 		json_array_size(json_object_get(s, "inputs")));
 	if (json_is_object(json_object_get(s, "decision")))
 		decision_print(json_object_get(s, "decision"), f);
-	fprintf(f, "ccreport: criteria: %d pass, %d warn, %d fail, %d incomplete\n",
-		n[V_PASS], n[V_WARN], n[V_FAIL], n[V_INCOMPLETE]);
+	fprintf(f, "ccreport: criteria: %d pass, %d warn, %d fail, %d incomplete", n[V_PASS], n[V_WARN], n[V_FAIL],
+		n[V_INCOMPLETE]);
+	if (nopt)
+		fprintf(f, " (%d of them optional)", nopt);
+	fputc('\n', f);
 	json_array_foreach(json_object_get(s, "inputs"), i, c) {
 		const json_t *imp = json_object_get(c, "imported");
 

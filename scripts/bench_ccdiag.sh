@@ -9,15 +9,8 @@ cd "$(dirname "$0")/.."
 D=build/ccdiag
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-echo "h100-sxm-8x-ndr400, default plan (estimates of healthy hardware):"
-for n in 2 16 128 1024; do
-	seq -f 'n%g' 1 "$n" >"$tmp/hosts"
-	"$D" run -p h100-sxm-8x-ndr400 --hosts "$tmp/hosts" --dry-run |
-		awk -v n="$n" '/^  phase/ && !/not run/ { match($0, /~ *[0-9hms]+/); e = substr($0, RSTART + 1, RLENGTH - 1)
-				gsub(/ /, "", e); p = p " " $3 " " e }
-			/estimated total/ { match($0, /~[0-9hms]+/); t = substr($0, RSTART + 1, RLENGTH - 1) }
-			END { printf "  %5d nodes:%s; total %s\n", n, p, t }'
-done
+echo "h100-sxm-8x-ndr400, default plan (estimates of healthy hardware; the table of docs/ccdiag.md):"
+scripts/docs-examples --print plan-h100 | sed 's/^/  /'
 # 1,000 nodes: netpair and ib pair inside groups of ceil(sqrt(N)) (the grouped schedule, auto
 # above 128 nodes) against the tournament of every pair (--pair-schedule all-pairs)
 echo "h100-sxm-8x-ndr400 at scale: grouped pair schedule (default above 128 nodes) vs the all-pairs tournament"

@@ -70,7 +70,10 @@ t_check "gather-mpi profile: one collectives phase with all_gather and all_reduc
 # ---- budget
 plan emu-1g --emulated 4 --budget 3
 t_check "--budget below the plan: exit 2, one line naming both" \
-	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/plan.err') -eq 1 ] && grep -q 'over --budget 3s' '$T_TMP/plan.err' && [ ! -s '$T_TMP/plan' ]"
+	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/plan.err') -eq 1 ] && grep -q 'over --budget 3s' '$T_TMP/plan.err'"
+t_check "--budget below the plan with --dry-run: the plan it refuses is shown, its total against the budget" \
+	bash -c "grep -q '^  phase 1/5 pairs ' '$T_TMP/plan' && grep -q '^    launch: ' '$T_TMP/plan' &&
+		grep -q '^ccdiag: estimated total ~[0-9ms]*s of --budget 3s' '$T_TMP/plan'"
 plan emu-1g --emulated 4 --budget 1h
 t_check "--budget 1h holds the plan: no cut" bash -c "[ $rc -eq 0 ] && ! grep -q 'cut to fit' '$T_TMP/plan'"
 need=$(sed -n 's/.*estimated total ~\([0-9]*m\)\{0,1\}\([0-9]*\)s.*/\1 \2/p' "$T_TMP/plan" | awk '{ print ($2 == "" ? $1 : $1 * 60 + $2) }')
@@ -78,8 +81,9 @@ plan emu-1g --emulated 4 --budget $((need - 2)) --shrink
 t_check "--shrink: fits the budget and lists what was cut" \
 	bash -c "[ $rc -eq 0 ] && grep -q '^ccdiag: cut to fit --budget: ' '$T_TMP/plan' && grep -q 'estimated total ~.* of --budget ' '$T_TMP/plan'"
 plan emu-1g --emulated 4 --budget 1 --shrink
-t_check "--shrink with a budget below the minimal plan: exit 2, one line" \
-	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/plan.err') -eq 1 ] && grep -q 'cannot hold even the minimal plan' '$T_TMP/plan.err'"
+t_check "--shrink with a budget below the minimal plan: exit 2, one line; --dry-run shows the minimal plan and its cuts" \
+	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/plan.err') -eq 1 ] && grep -q 'cannot hold even the minimal plan' '$T_TMP/plan.err' &&
+		grep -q '^ccdiag: cut to fit --budget: collectives: no --scale' '$T_TMP/plan' && grep -q '^  phase 2/5 collectives-mpi ' '$T_TMP/plan'"
 
 # ---- soak: its own phase after the collectives, in the estimate and the budget
 plan emu-1g --emulated 4 --soak 2m
@@ -152,8 +156,18 @@ bad() { # bad DESC PATTERN ARGS...
 	fi
 }
 bad "unknown profile" "profile 'nosuch' not found" -p nosuch
+bad "unknown profile: the line lists the shipped profiles" \
+	"; the profiles found: a100-sxm-8x-hdr200, emu-1g, h100-sxm-8x-ndr400, h200-sxm-8x-ndr400" -p nosuch
+for cmd in run quick spot-check sign verify drain-list; do
+	"$D" $cmd --help >"$T_TMP/help.out" 2>"$T_TMP/help.err"
+	rc=$?
+	t_check "ccdiag $cmd --help: exit 0, the usage on stdout, nothing on stderr" \
+		bash -c "[ $rc -eq 0 ] && head -1 '$T_TMP/help.out' | grep -q '^usage: ccdiag' && grep -q '^Exit codes:' '$T_TMP/help.out' && [ ! -s '$T_TMP/help.err' ]"
+done
 bad "no runnable criterion" "no criterion this ccprobe can run" -p "$FX/nosuchprobe.ini"
 bad "bad --budget" "invalid duration 'soon'" -p emu-1g --budget soon
+bad "--budget below the plan, no --dry-run: refused before anything runs, one line" "over --budget 1s" \
+	-p "$FX/local-data.ini" --budget 1
 CCDIAG_PHASE_DEADLINE=0 bad "a bad CCDIAG_PHASE_DEADLINE" "invalid CCDIAG_PHASE_DEADLINE '0'" -p emu-1g
 bad "unknown option" "unknown option '--frobnicate'" -p emu-1g --frobnicate
 bad "bad --soak" "invalid duration 'long' for --soak" -p emu-1g --soak long
@@ -218,20 +232,39 @@ t_check "quick with -H: refused, exit 2" bash -c "[ $rc -eq 2 ] && grep -q 'ccdi
 # ---- the drain list of a report: the nodes it blames (a NIC's counter, a GPU pair), in
 # scontrol's words, parseable as scontrol's arguments
 "$D" drain-list "$T_ROOT/tests/fixtures/report/summary-fail.json" >"$T_TMP/drain" 2>"$T_TMP/drain.err"
-t_check "drain-list: one line per blamed node (node02's NIC, node03's GPUs), nothing else" \
-	bash -c "[ \$(wc -l <'$T_TMP/drain') -eq 2 ] && grep -q '^NodeName=node02 State=DRAIN Reason=\"ccdiag hgx-h100: ib.symbol_errors node02/mlx5_0:1 12 count (bound <= 0 count)\"\$' '$T_TMP/drain' &&
-		grep -q '^NodeName=node03 State=DRAIN Reason=\".*nvlink.p2p node03:gpu6 288 GB/s (bound >= 335 GB/s)' '$T_TMP/drain'"
+t_check "drain-list: one line per blamed node (node02's NIC, node03's GPUs), nothing else, in the report's words" \
+	bash -c "[ \$(wc -l <'$T_TMP/drain') -eq 2 ] && grep -q '^NodeName=node02 State=DRAIN Reason=\"ccdiag hgx-h100: ib.symbol_errors node02/mlx5_0:1 (host node02): 12 count, bound 0 count\"\$' '$T_TMP/drain' &&
+		grep -q '^NodeName=node03 State=DRAIN Reason=\".*nvlink.p2p node03:gpu6 (host node03): 288.0 GB/s, bound 335 GB/s, shortfall 14.03%' '$T_TMP/drain'"
 xargs -L1 printf '<%s>' <"$T_TMP/drain" >"$T_TMP/drain.args"
 t_check "drain-list: each line splits into scontrol's three arguments" \
-	grep -q '^<NodeName=node02><State=DRAIN><Reason=ccdiag hgx-h100: ib.symbol_errors node02/mlx5_0:1 12 count (bound <= 0 count)><NodeName=node03>' "$T_TMP/drain.args"
+	grep -q '^<NodeName=node02><State=DRAIN><Reason=ccdiag hgx-h100: ib.symbol_errors node02/mlx5_0:1 (host node02): 12 count, bound 0 count><NodeName=node03>' "$T_TMP/drain.args"
 # hyphenated host names: the bad node's failed links are matched on the host names, not split at '-'
 (cd "$T_ROOT/tests/report/cases/hyphen-hosts" && CCREPORT_PROFILES=$T_ROOT/tests/report/profiles \
 	"$R" -q --no-render -p test-emu-1g -o "$T_TMP/hyphen" results.jsonl)
 "$D" drain-list "$T_TMP/hyphen" >"$T_TMP/drain" 2>"$T_TMP/drain.err"
 t_check "drain-list, hosts named gpu-node-N: gpu-node-2's reason names its failed links after the diagnosis" \
-	grep -q '^NodeName=gpu-node-2 State=DRAIN Reason="ccdiag test-emu-1g: netpair diagnosis: node bad: .*; netpair_bw gpu-node-2-gpu-node-3 0.0942 Gb/s' "$T_TMP/drain"
-"$D" drain-list "$T_ROOT/tests/fixtures/report/summary-pass.json" >"$T_TMP/drain"
-t_check "drain-list of a passing report: empty" bash -c "[ ! -s '$T_TMP/drain' ]"
+	grep -q '^NodeName=gpu-node-2 State=DRAIN Reason="ccdiag test-emu-1g: netpair diagnosis: node bad.*; netpair_bw gpu-node-2-gpu-node-3 (host gpu-node-2): 0.0942 Gb/s' "$T_TMP/drain"
+"$D" drain-list "$T_ROOT/tests/fixtures/report/summary-pass.json" >"$T_TMP/drain" 2>"$T_TMP/drain.err"
+t_check "drain-list of a passing report: stdout empty, stderr says there is no node to drain" \
+	bash -c "[ ! -s '$T_TMP/drain' ] && grep -qx \"ccdiag: no node to drain: the report '.*summary-pass.json' blames none\" '$T_TMP/drain.err'"
+"$D" drain-list "$T_ROOT/tests/report/cases/emu-degraded/results.jsonl" >"$T_TMP/drain" 2>"$T_TMP/drain.err"
+rc=$?
+t_check "drain-list of something that is not a summary: one line, exit 2 (bad input), nothing on stdout" \
+	bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$T_TMP/drain.err') -eq 1 ] && grep -q 'results.jsonl: not a ccreport summary.json' '$T_TMP/drain.err' && [ ! -s '$T_TMP/drain' ]"
+# the reason: the report's digits, whole reasons in 240 characters, then how many more
+(cd "$T_ROOT/tests/report/cases/emu-degraded" && CCREPORT_PROFILES=$T_ROOT/tests/report/profiles \
+	"$T_ROOT/build/ccreport" -q --no-render -p test-emu-1g -o "$T_TMP/degr" results.jsonl)
+"$D" drain-list "$T_TMP/degr" >"$T_TMP/drain"
+reason=$(sed -n 's/^NodeName=node2 State=DRAIN Reason="ccdiag test-emu-1g: \(.*\)"$/\1/p' "$T_TMP/drain")
+t_check "drain-list: the reason keeps the report's digits, ends on a whole reason and says how many more (${#reason} chars)" \
+	bash -c "[ ${#reason} -le 240 ] && grep -q 'netpair_bw node2-node3 (host node2): 0.0942 Gb/s, bound 0.25 Gb/s, shortfall 62.32% (and 2 more)\$' <<<'$reason'"
+jq -n '{criteria: [], profile: {name: "p"}, decision: {drain: [{node: "n1", why: [[range(80)] | map("word\(.)") | join(" ")]}]}}' \
+	>"$T_TMP/long.json"
+"$D" drain-list "$T_TMP/long.json" >"$T_TMP/drain"
+reason=$(sed -n 's/^NodeName=n1 State=DRAIN Reason="ccdiag p: \(.*\)\.\.\."$/\1/p' "$T_TMP/drain")
+t_check "drain-list: a reason too long is cut at a word, never inside one, and says so ('...')" \
+	bash -c "[ -n '$reason' ] && [ ${#reason} -le 240 ] && [[ '$reason' =~ word[0-9]+\$ ]] &&
+		jq -r '.decision.drain[0].why[0]' '$T_TMP/long.json' | grep -q '^$reason '"
 if ! command -v scontrol >/dev/null || ! timeout 20 scontrol ping >/dev/null 2>&1; then
 	bad "--drain without Slurm: refused" "--drain needs Slurm" -p emu-1g --drain
 fi

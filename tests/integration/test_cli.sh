@@ -54,6 +54,14 @@ else
 	t_fail "--list output: $(head -c 200 "$T_TMP/out")"
 fi
 t_check "--version" bash -c "'$P' --version | grep -q '^ccprobe [0-9]'"
+t_check "--help: exit code 6 (nothing measured) is documented" grep -q '6 nothing measured' <("$P" --help)
+"$P" --plan 4:8:400 all_reduce netpair >"$T_TMP/out" 2>&1
+t_check "--plan: a header names the columns with their units (seconds, nodes, ranks, Gb/s), then one line per name" \
+	bash -c "head -1 '$T_TMP/out' | grep -qP '^# name\tphase\tseconds \(s, estimated\)\twhat: on 4 node\(s\) x 8 rank\(s\) per node, 400 Gb/s per node$' &&
+		[ \$(grep -vc '^#' '$T_TMP/out') -eq 2 ]"
+# sizes for people in binary units: the sweep's peak at 32 KiB, not "32K B"
+mpirun --oversubscribe -np 2 "$P" -b 1K -e 32K -f 32 -n 2 -w 1 -r 2 -o "$T_TMP/peak.jsonl" all_reduce >"$T_TMP/out" 2>&1
+t_check "the sweep's peak line gives its size in KiB/MiB" grep -qE '^# all_reduce float sum: peak busbw [0-9.]+ GB/s at (1|32) KiB$' "$T_TMP/out"
 
 # an unwritable results path fails before anything is measured: exit 3, nothing on stdout
 mpirun --oversubscribe -np 2 "$P" -o /nonexistent-dir/r.jsonl all_reduce >"$T_TMP/out" 2>"$T_TMP/err"

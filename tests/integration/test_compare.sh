@@ -84,6 +84,16 @@ t_check "shipped h100 profile: A and B ranked by cost and time, C excluded once 
 		(.excluded | length == 1) and .excluded[0].name == "C" and
 		(.excluded[0].reason | test("^hbm_copy FAIL: node1/gpu3"))' shipped/compare.json
 
+t_check "compare.md: the exposed communication share in % of the step, as compare.json's fraction x 100" \
+	bash -c "grep -q '| exposed comm (% of the step) |' shipped/compare.md &&
+		grep -q \"^| B | .* | \$(jq -r '.workload.clusters[] | select(.name == \"B\") | .outputs.comm_fraction * 1000 | round / 10' shipped/compare.json) | \" shipped/compare.md"
+
+# sizes in binary units where they are powers of two: a 25 MiB bucket is "25 MiB", not "26.21 MB"
+CCREPORT_PROFILES=$T_ROOT/profiles "$CCREPORT" compare -q --no-charts -p h100-sxm-8x-ndr400 "${W[@]}" \
+	-w bucket_bytes=26214400 --price A=2 --price B=1.5 -o mib A=a.jsonl B=b.jsonl >/dev/null 2>&1
+t_check "compare.md: the bucket of 26214400 B is said '25 MiB'" \
+	grep -q '^- B: all\\_reduce busbw .* at the 25 MiB bucket: ' mib/compare.md
+
 # prices missing: "no price", still ranked by time
 "$CCREPORT" compare -q --no-charts --price A=2 -o np A=a B=b >/dev/null 2>&1
 t_check "no price for B: its cost is null and 'no price' in compare.md; ranking by time still has both" \

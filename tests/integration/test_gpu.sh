@@ -1,8 +1,9 @@
 #!/bin/bash
 # GPU probes (pcie, nvlink, hbm) and the nccl backend where there is no GPU:
 # under mpirun with 2 and 4 local ranks each writes a skip record whose
-# reason carries CUDA's own error text, the run ends "complete" with exit 0
-# and nothing hangs; a build without CUDA reports them "not built: ...".
+# reason carries CUDA's own error text and says so on stderr, the run ends
+# "complete" with exit 6 (nothing measured; 0 when something else was) and
+# nothing hangs; a build without CUDA reports them "not built: ...".
 # On a machine with a GPU these cases are skipped: tests/gpu/run.sh measures.
 source "$(dirname "$0")/../lib.sh"
 P=$T_ROOT/build/ccprobe
@@ -55,9 +56,9 @@ check_skips() {  # check_skips NP OUT NAMES...: every name skipped with the CUDA
 	done
 	t_check "np=$np: no measurement, error or inventory record" \
 		jq -e -s 'all(.[]; .type != "measurement" and .type != "error" and .type != "inventory")' "$out"
-	t_check "np=$np: the run ends complete with no failure" \
+	t_check "np=$np: the run ends complete with no failure, exit_code 6 (nothing measured)" \
 		jq -e -s '.[-1].type == "end" and .[-1].status == "complete" and
-			.[-1].failures == 0 and .[-1].exit_code == 0' "$out"
+			.[-1].failures == 0 and .[-1].exit_code == 6' "$out"
 }
 
 if [ "$cuda_built" = 1 ]; then
@@ -67,14 +68,19 @@ if [ "$cuda_built" = 1 ]; then
 		timeout 120 mpirun --oversubscribe -np $np "$P" "${FAST[@]}" -q -o "$out" \
 			pcie nvlink hbm >"$T_TMP/stdout" 2>"$T_TMP/stderr"
 		rc=$?
-		t_check "np=$np: pcie nvlink hbm: exit 0 (got $rc)" [ "$rc" -eq 0 ]
+		t_check "np=$np: pcie nvlink hbm: exit 6, nothing measured (got $rc)" [ "$rc" -eq 6 ]
+		t_check "np=$np: one stderr line per skipped probe with its reason, then '3 of 3 probes skipped'" \
+			bash -c "[ \$(grep -c \"^[^ ]*:0: warning: probe '[a-z]*' skipped: CUDA: \" '$T_TMP/stderr') -eq 3 ] &&
+				grep -q \"^ccprobe: 3 of 3 probes skipped: nothing was measured (the skip records in $out say why)\$\" '$T_TMP/stderr'"
 		check_skips $np "$out" pcie nvlink hbm
 
 		out=$T_TMP/nccl$np.jsonl
 		timeout 120 mpirun --oversubscribe -np $np "$P" "${FAST[@]}" -B nccl -q -o "$out" \
 			all_reduce all_gather >"$T_TMP/stdout" 2>"$T_TMP/stderr"
 		rc=$?
-		t_check "np=$np: -B nccl all_reduce all_gather: exit 0 (got $rc)" [ "$rc" -eq 0 ]
+		t_check "np=$np: -B nccl all_reduce all_gather: exit 6, nothing measured (got $rc)" [ "$rc" -eq 6 ]
+		t_check "np=$np: -B nccl: '2 of 2 collectives skipped' on stderr" \
+			grep -q "^ccprobe: 2 of 2 collectives skipped: nothing was measured" "$T_TMP/stderr"
 		check_skips $np "$out" all_reduce
 		t_check "np=$np: -B nccl: the second collective is skipped too" \
 			jq -e -s 'any(.[]; .type == "skip" and .name == "all_gather")' "$out"
@@ -86,7 +92,9 @@ if [ "$cuda_built" = 1 ]; then
 	out=$T_TMP/mixed.jsonl
 	timeout 120 mpirun --oversubscribe -np 2 "$P" "${FAST[@]}" -b 8 -e 1K -q -o "$out" \
 		pcie all_reduce hbm >/dev/null 2>"$T_TMP/stderr"
-	t_check "mixed run: exit 0" [ $? -eq 0 ]
+	t_check "mixed run: exit 0 (the collective measured)" [ $? -eq 0 ]
+	t_check "mixed run: '2 of 3 probes and collectives skipped' on stderr" \
+		grep -q "^ccprobe: 2 of 3 probes and collectives skipped (the skip records" "$T_TMP/stderr"
 	t_check "mixed run: the mpi collective still measured after the pcie skip" \
 		jq -e -s '[.[] | select(.type == "measurement" and .name == "all_reduce")] | length == 8' "$out"
 
@@ -107,7 +115,9 @@ if make -C "$T_ROOT" --no-print-directory -s -j2 USE_CUDA=no B=build-nocuda buil
 	out=$T_TMP/nocuda.jsonl
 	timeout 120 mpirun --oversubscribe -np 2 "$NB/ccprobe" "${FAST[@]}" -B nccl -q -o "$out" \
 		pcie nvlink hbm all_reduce >/dev/null 2>"$T_TMP/stderr"
-	t_check "no-CUDA build: exit 0" [ $? -eq 0 ]
+	t_check "no-CUDA build: exit 6 (nothing measured)" [ $? -eq 6 ]
+	t_check "no-CUDA build: each 'not built' said on stderr" \
+		bash -c "[ \$(grep -c \"warning: [a-z]* '[a-z_]*' not built: built without CUDA\" '$T_TMP/stderr') -eq 4 ]"
 	for name in pcie nvlink hbm all_reduce; do
 		t_check "no-CUDA build: $name reports not built" \
 			jq -e -s --arg n "$name" 'any(.[]; .type == "skip" and .name == $n and

@@ -33,6 +33,8 @@ t_check "the database holds 10 runs, 40 criteria rows and 16 GPUs x 10 runs of h
 rc=$?
 t_check "history: exit 1 (drift flagged), history.json, .md, .html written" \
 	test "$rc" -eq 1 -a -s hist/history.json -a -s hist/history.md -a -s hist/history.html
+t_check "history.md and the terminal give the tolerance in the unit -t takes (5 %, not 0.05)" \
+	bash -c "grep -q 'by more than the tolerance (5 %)' hist/history.md && ! grep -q 'tolerance (0.05)' hist/history.md hist/history.html"
 t_check "drift: runs 7 to 10 of hbm_copy, every one naming node1/gpu3 on node1, nothing else flagged" \
 	jq -e '.clusters[0].drift | length == 4 and all(.criterion == "hbm_copy" and .element == "node1/gpu3" and
 		.host == "node1") and .[0].time_utc == "2026-11-17T06:00:00Z"' hist/history.json

@@ -32,7 +32,10 @@ else
 	out=$T_TMP/nodev.jsonl
 	mpirun --oversubscribe -np 3 "$P" -q -o "$out" ib >/dev/null 2>"$T_TMP/err"
 	rc=$?
-	t_check "no devices: exit 0 (rc $rc)" [ "$rc" -eq 0 ]
+	t_check "no devices: exit 6, nothing measured (rc $rc)" [ "$rc" -eq 6 ]
+	t_check "no devices: the skip said on stderr with its reason, then '1 of 1 probes skipped'" \
+		bash -c "grep -q \"warning: probe 'ib' skipped: no RDMA devices\" '$T_TMP/err' &&
+			grep -q '^ccprobe: 1 of 1 probes skipped: nothing was measured' '$T_TMP/err'"
 	t_check "no devices: one skip record 'skipped: no RDMA devices'" \
 		jq -e -s '[.[] | select(.type == "skip")] | length == 1 and
 			(.[0].name == "ib") and (.[0].reason | startswith("skipped: no RDMA devices"))' "$out"
@@ -42,7 +45,7 @@ else
 			(.[0].reason | startswith("no RDMA devices")) and (.[0].versions | type) == "object"' "$out"
 	t_check "no devices: nothing measured, no error, end complete" \
 		jq -e -s '([.[] | select(.type == "measurement" or .type == "error")] | length) == 0 and
-			.[-1].type == "end" and .[-1].status == "complete" and .[-1].exit_code == 0' "$out"
+			.[-1].type == "end" and .[-1].status == "complete" and .[-1].exit_code == 6' "$out"
 	t_check "no devices: the header says verbs were built in" \
 		jq -e -s '.[0].type == "run" and .[0].features.verbs == true' "$out"
 	# one rank, and the probe beside a collective: the run goes on after the skip
@@ -327,8 +330,8 @@ else
 	# an empty tree: the same skip as a machine without devices
 	out=$T_TMP/empty.jsonl
 	mpirun --oversubscribe -np 2 -x CCPROBE_IB_FAKE="$T_TMP" "$P" -q -o "$out" ib >/dev/null 2>&1
-	t_check "fake, no devices: skip 'skipped: no RDMA devices', exit 0" \
-		jq -e -s --argjson rc "$?" '$rc == 0 and
+	t_check "fake, no devices: skip 'skipped: no RDMA devices', exit 6 (nothing measured)" \
+		jq -e -s --argjson rc "$?" '$rc == 6 and
 			([.[] | select(.type == "skip")][0].reason | startswith("skipped: no RDMA devices"))' "$out"
 fi
 
@@ -367,7 +370,7 @@ else
 	out=$T_TMP/noverbs.jsonl
 	mpirun --oversubscribe -np 2 "$NV" -q -o "$out" ib >/dev/null 2>&1
 	rc=$?
-	t_check "no verbs: exit 0 (rc $rc)" [ "$rc" -eq 0 ]
+	t_check "no verbs: exit 6, nothing measured (rc $rc)" [ "$rc" -eq 6 ]
 	t_check "no verbs: one skip record 'not built: ...', nothing else from ib, end complete" \
 		jq -e -s '([.[] | select(.name == "ib" or .kind == "rdma")] | length) == 1 and
 			([.[] | select(.type == "skip")][0].reason | startswith("not built: ")) and

@@ -112,11 +112,14 @@ t_check "a run without its end record is incomplete" \
 # a netpair diagnosis naming every node bad (ccprobe before 2026-12-04, on a busy machine) is a
 # measurement that failed: its nodes are inconclusive and none is drained; an inconclusive node
 # or link (a slow one within the run's noise) is named with its figures and reason, never drained
-t_check "every node diagnosed bad: all four inconclusive, said so, the drain list empty" \
+t_check "every node diagnosed bad: all four inconclusive, said so, the drain list empty, each node to check" \
 	jq -e '([.diagnoses[] | select(.subject == "node") | .verdict] == ["inconclusive","inconclusive","inconclusive","inconclusive"]) and
-		all(.diagnoses[]; .evidence | test("measurement that failed")) and (.decision.drain == [])' "$s/netpair-all-bad.json"
+		all(.diagnoses[]; .evidence | test("measurement that failed")) and (.decision.drain == []) and
+		([.decision.check[] | select(.what == "node") | .element] | length == 4)' "$s/netpair-all-bad.json"
 t_check "an inconclusive node and link: named with figures and reason, only the bad node drained" \
 	jq -e '(.decision.drain | map(.node)) == ["node2"] and
+		(.decision.check | map(.what + " " + .element)) == ["node node1", "link node0-node1"] and
+		all(.decision.check[]; .reason | test("inconclusive: .*; not drained: .*ccprobe netpair")) and
 		any(.diagnoses[]; .element == "node1" and .verdict == "inconclusive" and (.evidence | test("best at 0.240 .*own noise"))) and
 		any(.diagnoses[]; .element == "node0-node1" and .verdict == "inconclusive" and
 			(.evidence | test("^one-way bandwidth 0.[0-9]+ of the reference, best retest 0.24: within the run.s own noise$")))' \
@@ -325,9 +328,15 @@ for c in shipped-h100-pass shipped-h200-pass shipped-a100-pass; do
 		jq -e '.verdict == "pass" and .exit_code == 0 and
 			([.criteria[] | select(.required)] | length >= 10 and all(.verdict == "pass"))' "$s/$c.json"
 done
-t_check "shipped-h100-slow-gpu: one GPU at half its HBM rate fails hbm_copy, naming node1/gpu3 and only it" \
-	jq -e '.verdict == "fail" and (.criteria[] | select(.id == "hbm_copy") | .verdict == "fail" and
-		[.failures[].element] == ["node1/gpu3"])' "$s/shipped-h100-slow-gpu.json"
+# (the a100 profile judges no HBM copy: its slow GPU is a slow PCIe host-to-device copy)
+for c in shipped-h100-slow-gpu:hbm_copy shipped-h200-slow-gpu:hbm_copy shipped-a100-slow-gpu:pcie_h2d; do
+	t_check "${c%:*}: one GPU at half its rate fails ${c#*:}, naming node1/gpu3 and only it, and drains node1" \
+		jq -e --arg id "${c#*:}" '.verdict == "fail" and (.criteria[] | select(.id == $id) | .verdict == "fail" and
+			[.failures[].element] == ["node1/gpu3"]) and [.decision.drain[].node] == ["node1"]' "$s/${c%:*}.json"
+done
+
+t_check "every incomplete criterion of every golden case says its fix" \
+	bash -c "! jq -c '.criteria[]? | select(.verdict == \"incomplete\") | .reason' '$CASES'/*/projection.json | grep -v 'fix: '"
 
 # the decision (summary.json's "decision", what every renderer opens with)
 t_check "decision: emu-degraded drains node2 with the diagnosis and its three links, in the report's digits" \
@@ -342,23 +351,43 @@ t_check "decision: one slow GPU drains its node naming the criterion and the GPU
 t_check "decision: a wrong GPU model is said in words and listed, though no criterion failed" \
 	jq -e '.decision | .failed == [] and (.words | test("the hardware is not what the profile expects")) and
 		.hardware[0].key == "gpu_model" and .drain == []' "$s/wrong-model.json"
-t_check "decision: required checks not measured come with the command that measures them" \
+t_check "decision: required checks not measured come with the command that measures them, grouped by that command" \
 	jq -e '.decision | (.words | startswith("INCOMPLETE: no decision yet")) and (.required_not_measured | length > 0 and
-		all(.fix | test("^run `ccprobe pcie`")))' "$s/incomplete-skip.json"
+		all(.fix | test("^run `ccprobe pcie`"))) and
+		.to_measure == [{"fix": .required_not_measured[0].fix, "criteria": ["pcie_h2d", "pcie_d2h", "pcie_link", "pcie_bidir"]}]' \
+	"$s/incomplete-skip.json"
 t_check "decision: the estimate's headline with its extrapolation" \
 	jq -e '.decision.estimate | .made and .days > 0 and .gpu_hours > 0 and .comm_pct > 90 and
 		(.extrapolated | test("4x the nodes"))' "$s/estimate-dp512.json"
+t_check "decision: a warning names the criterion to look at and its worst element" \
+	jq -e '.decision | (.words | startswith("WARN: ")) and .look_at[0].criterion == "nvlink_p2p_bidir" and
+		(.look_at[0].reason | test("; worst node[01]/gpu[0-7]-gpu[0-7] \\(host node[01]\\): [0-9.]+ GB/s, bound 670"))' "$s/warn.json"
+t_check "counts say what they count: two results files of 4 ranks are 2 phases of 4 ranks each, cluster.ranks 4 (not 8)" \
+	jq -e '.cluster.ranks == 4 and .decision.judged.phases == 2 and .decision.judged.ranks_per_phase == [4, 4]' "$s/folder.json"
+# a profile stating GPUs and NICs, results without their inventories: not checked, never "as expected"
+(cd "$CASES/emu-degraded" && "$CCREPORT" -p "$T_ROOT/profiles/h100-sxm-8x-ndr400.ini" --no-charts \
+	-o "$T_TMP/nohw" results.jsonl) >"$T_TMP/nohw.out" 2>&1
+t_check "decision: hardware the profile states and no inventory showed is 'not checked', with the probe that shows it" \
+	bash -c "grep -q '^  hardware not checked: no gpu inventory from 4 of 4 host(s): .*; fix: run \`ccprobe gpuhealth\`' '$T_TMP/nohw.out' &&
+		grep -q '^  hardware not checked: no rdma inventory .*; fix: run \`ccprobe ib\`' '$T_TMP/nohw.out' &&
+		grep -q '^- not checked: no gpu inventory from 4 of 4 host' '$T_TMP/nohw/report.md' &&
+		! grep -q 'Every host has the hardware the profile expects' '$T_TMP/nohw/report.md'"
+(cd "$CASES/emu-degraded" && "$CCREPORT" -p test-emu-1g --no-render -o "$T_TMP/term-emu" results.jsonl) >"$T_TMP/term-emu.out" 2>&1
+t_check "terminal: the estimate's headline says it is not extrapolated; the incomplete count says how many are optional" \
+	bash -c "grep -q '^  estimate (a model, not a measurement): 0.355 days, 34.11 GPU-hours, no price .*; exposed communication 80.46% of a 1.26 s step; not extrapolated' '$T_TMP/term-emu.out' &&
+		grep -q '^ccreport: criteria: 2 pass, 0 warn, 2 fail, 2 incomplete (2 of them optional)$' '$T_TMP/term-emu.out'"
 (cd "$T_TMP/case-shipped-h100-slow-gpu" && CCREPORT_PROFILES=$T_ROOT/profiles "$CCREPORT" -p h100-sxm-8x-ndr400 \
 	--no-render -o "$T_TMP/term" results.jsonl) >"$T_TMP/term.out" 2>&1
 t_check "terminal summary: the verdict, then the decision in words, the node to drain, the optional count, what was judged" \
 	bash -c "sed -n 2p '$T_TMP/term.out' | grep -q '^ccreport: FAIL: do not accept the cluster as it is: 1 criterion failed; drain 1 node(s)' &&
 		sed -n 3p '$T_TMP/term.out' | grep -q '^  drain node1: hbm_copy node1/gpu3 (host node1): ' &&
 		grep -q '^  [0-9]* optional check(s) not measured' '$T_TMP/term.out' &&
-		grep -q '^  judged: 2 nodes (node0, node1), 1 phase (results file) of 16 ranks$' '$T_TMP/term.out'"
+		grep -q '^  judged: 2 nodes (node0, node1), 1 phase (results file) of 16 ranks$' '$T_TMP/term.out' &&
+		grep -q '^  estimate (a model, not a measurement): no workload given (profile \[workload\] or -w KEY=VALUE' '$T_TMP/term.out'"
 
 # the shipped profiles and docs cite their sources inside the project (docs/sources.md), never a
 # file outside the repository; every source the profiles name in a comment is a row of docs/sources.md
-out=$(grep -rln 'shared/REFERENCE\|REFERENCE\.md' "$T_ROOT/docs" "$T_ROOT/profiles" "$T_ROOT/tests/report/profiles" "$T_ROOT/README.md")
+out=$(grep -rln '\.\./shared/\|REFERENCE\.md' "$T_ROOT/docs" "$T_ROOT/profiles" "$T_ROOT/tests/report/profiles" "$T_ROOT/README.md")
 t_check "docs/ and profiles/ cite docs/sources.md, no file outside the repository (${out:-none})" test -z "$out"
 for src in azurehpc-health-checks AI-benchmarking-guide DCGM imbue-ai/cluster-health SuperBench gpu-fryer \
 	'Megatron-LM' 'NVIDIA/nccl #1264' 'nccl-tests #290' 'nccl-tests #309' mamf-finder 'stas00 ml-engineering'; do
@@ -474,7 +503,7 @@ t_check "a node's netpair records deleted: the link criteria are incomplete and 
 	"$T_TMP/missing-links.json"
 t_check "wrong elements no criterion judges and the end record's failure count make a warn, listed" \
 	jq -e '.verdict == "warn" and .unjudged.count == 2 and
-		(.unjudged.listed[0] | contains("alltoall mpi at 1048576 B: 12 wrong")) and
+		(.unjudged.listed[0] | contains("alltoall mpi at 1 MiB: 12 wrong")) and
 		(.unjudged.listed[1] | contains("counted 1 failure(s)"))' "$T_TMP/unjudged-failures.json"
 t_check "a profile that judged nothing gives no pass" \
 	jq -e '.verdict == "incomplete" and any(.problems[]; startswith("INCOMPLETE nothing judged"))' \

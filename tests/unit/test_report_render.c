@@ -702,7 +702,9 @@ static void test_decision_first(void **state)
 	assert_has(out.md, "- **Drain node03:** nvlink.p2p node03:gpu6 (host node03): 288.0 GB/s, bound 335 GB/s, "
 		   "shortfall 14.03%; nvlink.p2p node03:gpu2");
 	assert_has(out.md, "- **Drain node02:** ib.symbol\\_errors node02/mlx5\\_0:1");
-	assert_has(out.md, "- **Check:** the link node02->node04: netpair.bw node02->node04");
+	/* the link's diagnosis first, then the criterion's failure on it, in one entry */
+	assert_has(out.md, "- **Check:** the link node02->node04: netpair diagnosis: link bad link: node02 and node04 "
+		   "reach every other host at full rate; netpair.bw node02->node04");
 	assert_has(out.md, "- **Wrong hardware:** gpu\\_model 'NVIDIA H100 PCIe' on node04; the profile expects "
 		   "NVIDIA H100 80GB HBM3");
 	assert_has(out.md, "- **Judged:** 4 nodes (node01, node02, node03, node04), 1 phase (results file) of 32 ranks");

@@ -54,12 +54,31 @@ static void test_format_round_trip(void **state)
 	}
 }
 
+/* sizes for people: binary units for powers of two (25 MiB, not 26.21 MB), decimal otherwise */
+static void test_human(void **state)
+{
+	static const struct {
+		double bytes;
+		const char *want;
+	} cases[] = {
+		{ 26214400, "25 MiB" }, { 1073741824, "1 GiB" }, { 262144, "256 KiB" }, { 1536, "1536 B" },
+		{ 8, "8 B" }, { 0, "0 B" }, { 1000, "1000 B" }, { 4000000, "4 MB" }, { 67840, "67.84 kB" },
+		{ 1073740000, "1.07374 GB" }, { 0.5, "0.5 B" },
+	};
+	char buf[32];
+	(void)state;
+	/* 1536 B is 1.5 KiB: no whole binary unit, below 10000 B: in bytes */
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_string_equal(size_human(cases[i].bytes, buf, sizeof(buf)), cases[i].want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid_sizes),
 		cmocka_unit_test(test_invalid_sizes),
 		cmocka_unit_test(test_format_round_trip),
+		cmocka_unit_test(test_human),
 	};
 	return cmocka_run_group_tests_name("size", tests, NULL, NULL);
 }
