@@ -49,7 +49,7 @@ t_check "degraded host: no launcher banner on the terminal, it is in the phase's
 	bash -c "! grep -q 'Primary job' '$T_TMP/emu.out' '$T_TMP/emu.err' && grep -q 'Primary job' '$out/phase-1-pairs.log'"
 t_check "degraded host: the drain list holds node2 alone, with the failed check and its value" \
 	bash -c "[ \$(wc -l <'$T_TMP/drain') -eq 1 ] &&
-		grep -qE '^NodeName=node2 State=DRAIN Reason=\"ccdiag emu-1g: netpair diagnosis: node bad: .*netpair_bw node[0-9]-node[0-9] \(host node2\): 0\.[0-9]+ Gb/s, bound 0.25 Gb/s' '$T_TMP/drain' &&
+		grep -qE '^NodeName=node2 State=DRAIN Reason=\"ccdiag emu-1g: netpair diagnosis: node bad: .*netpair_bw (node2-node[0-9]|node[0-9]-node2) \(host node[0-9]\): 0\.[0-9]+ Gb/s, bound 0.25 Gb/s' '$T_TMP/drain' &&
 		grep -q '^ccdiag: 1 node(s) to drain: node2 ' '$T_TMP/emu.out'"
 grep -q '^NodeName=node2 ' "$T_TMP/drain" 2>/dev/null && [ "$(wc -l <"$T_TMP/drain")" -eq 1 ] ||
 	printf 'the drain list was:\n%s\n' "$(cat "$T_TMP/drain" 2>&1)"
