@@ -55,7 +55,7 @@ t_check "--drain: scontrol drained node2 alone" \
 		\"$ES\" sinfo -h -N -o '%N %T' | sort | tr '\n' ' ' | grep -qE '^node0 idle node1 idle node2 drained '"
 "$ES" scontrol show node node2 >"$T_TMP/node2"
 t_check "--drain: node2's reason names the failed check and its value" \
-	grep -qE 'Reason=ccdiag netpair-only: netpair diagnosis: node bad: .*netpair_bw node[0-9]-node[0-9] 0\.[0-9]+ Gb/s' "$T_TMP/node2"
+	grep -qE 'Reason=ccdiag netpair-only: netpair diagnosis: node bad: .*netpair_bw (node2-node[0-9]|node[0-9]-node2) \(host node[0-9]\): 0\.[0-9]+ Gb/s' "$T_TMP/node2"
 
 # a task that dies of a signal before the run begins (Open MPI 4.1.4 can segfault inside
 # MPI_Init here under load): srun keeps the step (--kill-on-bad-exit=0) and the other tasks

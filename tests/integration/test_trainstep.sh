@@ -29,8 +29,8 @@ t_check "trainstep: exit 0, a summary, the estimate beside it with a signed erro
 		jq -e '[.criteria[] | select(.id == \"est-error\") | .verdict] | .[0] != \"incomplete\"' '$T_TMP/rep/summary.json' >/dev/null"
 t_check "the decision's estimate headline has the measured step beside the model; report.md the measured steps' table" \
 	bash -c "grep -q '^  estimate (a model, not a measurement): .* s step; not extrapolated (within what was measured); measured step (trainstep): [0-9.]* s, [0-9.]* days from it$' '$T_TMP/rep.out' &&
-		grep -q '^| trainstep | [0-9.\\]* s | [0-9.\\]* s | .*% | ' '$T_TMP/rep/report.md' &&
-		grep -q '^From the measured step (trainstep): a step of ' '$T_TMP/rep/report.md'"
+		grep -q '^| trainstep (proxy, mpi, 2 ranks, [^|]*) | [0-9.]* s | [0-9.]* s | [-0-9.]*% | ' '$T_TMP/rep/report.md' &&
+		grep -q '^- Days quoted from the measured step (trainstep): [0-9.]* days (the model alone: ' '$T_TMP/rep/report.md'"
 g=$T_TMP/slow.jsonl
 mpirun --oversubscribe -np 2 -x CCPROBE_FAULT=slow:1:4 "$P" -q -o "$g" --train-hidden 96 \
 	--train-tokens 128 --train-bucket 256K --train-steps 4 trainstep >"$g.log" 2>&1
