@@ -24,12 +24,15 @@ out=$T_TMP/emu
 # of the reference: node2 at 100mbit was rightly inconclusive there, at 2mbit it was named.
 # OMPI_MCA_odls_base_sigkill_timeout=0: after the pairs phase's exit 1, mpirun otherwise
 # waits ~4 s before it kills ranks that already left (no signal is sent to this run)
-# The train phases' workload a fiftieth of emu-1g's (2e4 parameters: 80 KB of gradients): at
+# The train phases' workload a tenth of emu-1g's (1e5 parameters: 0.4 MB of gradients): at
 # 2mbit emu-1g's 4 MB took ~20 s an all_reduce, three a step (the step, compute alone, comm
-# alone), past the phase's deadline, and 1e5 still took 100 s of the suite's 185; the
-# profile is otherwise emu-1g's, its name too.
-sed 's/^params = 1e6 .*/params = 2e4/' "$T_ROOT/profiles/emu-1g.ini" >"$T_TMP/emu-1g.ini"
-OMPI_MCA_odls_base_sigkill_timeout=0 "$D" run -p "$T_TMP/emu-1g.ini" --emulated 3 --degrade node2=2mbit -o "$out" --drain-list "$T_TMP/drain" \
+# alone), past the phase's deadline; the profile is otherwise emu-1g's, its name too. (2e4
+# made the compute so small that a rank sharing a core was taken for a straggler.) The
+# framework's phase is left out here (CCDIAG_PYTHON names no interpreter: "not run: the
+# framework is not present"): it took 53 s of the suite's 185 at 2mbit, and the PyTorch step
+# on a degraded cluster is test_trainstep_emu's.
+sed 's/^params = 1e6 .*/params = 1e5/' "$T_ROOT/profiles/emu-1g.ini" >"$T_TMP/emu-1g.ini"
+CCDIAG_PYTHON=/nonexistent/python3 OMPI_MCA_odls_base_sigkill_timeout=0 "$D" run -p "$T_TMP/emu-1g.ini" --emulated 3 --degrade node2=2mbit -o "$out" --drain-list "$T_TMP/drain" \
 	--time-per-size 0.25 --max-size 256K -- --pair-bw-size 64K --pair-iters 200 >"$T_TMP/emu.out" 2>"$T_TMP/emu.err"
 rc=$?
 t_check "degraded host: exit 1, as ccreport's" [ "$rc" -eq 1 ]
@@ -44,8 +47,8 @@ t_check "degraded host: the train-proxy phase ran trainstep; the report says the
 	bash -c "grep -q '^ccdiag: phase 4/5 train-proxy: trainstep: ' '$T_TMP/emu.out' &&
 		jq -e '.estimate.measured_steps[] | select(.source == \"trainstep\") | .waits_for.host == \"node2\"' '$out/report/summary.json' >/dev/null &&
 		grep -q 'the step waits for rank 2 on node2' '$out/report/report.md'"
-t_check "degraded host: the train phase ran the framework's step, or is recorded not run with the reason" \
-	bash -c "grep -qE '^ccdiag: phase 5/5 train: (torch_step: .*exit 0|not run: the framework is not present)' '$T_TMP/emu.out'"
+t_check "degraded host: without the framework (CCDIAG_PYTHON names none) the train phase is recorded not run, with the reason" \
+	bash -c "grep -qE '^ccdiag: phase 5/5 train: not run: the framework is not present' '$T_TMP/emu.out'"
 t_check "degraded host: no launcher banner on the terminal, it is in the phase's log" \
 	bash -c "! grep -q 'Primary job' '$T_TMP/emu.out' '$T_TMP/emu.err' && grep -q 'Primary job' '$out/phase-1-pairs.log'"
 t_check "degraded host: the drain list holds node2 alone, with the failed check and its value" \
