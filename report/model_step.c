@@ -69,7 +69,7 @@ int step_note(struct eval *e, const struct rv *r)
 		if (rv_num(r, NULL, "step_s", &v) || json_array_size(steps) >= STEP_MAX_STEPS)
 			return 0;
 		rv_num(r, NULL, "last_ready_rank", &rank);
-		return json_array_append_new(steps, json_pack("[f, O, s?]", v, isfinite(rank) ?
+		return json_array_append_new(steps, json_pack("[f, o, s?]", v, isfinite(rank) ?
 			json_integer((json_int_t)rank) : json_null(), rv_str(r, "last_ready_host")));
 	}
 	if (!strcmp(test, "init")) {
