@@ -387,6 +387,20 @@ static int plan_soak(struct plan *pl, const struct need *needs, int nn, const ch
  */
 #define TRAIN_STEP_S 0.1         /* host memory: seconds of compute per step at the workload's rate */
 #define TRAIN_STEPS "6"          /* timed steps (after 1 warm-up), each run 3 ways */
+/* the step's shape as options, the same for ccprobe trainstep ("--train-") and torch_step.py ("--") */
+static void step_args(struct strv *a, const char *pre, double params, double layers, double tok, double bucket,
+		      const char *seconds)
+{
+	strv_addf(a, "%sparams=%.6g", pre, params);
+	strv_addf(a, "%slayers=%.0f", pre, layers);
+	strv_addf(a, "%stokens=%.0f", pre, tok);
+	strv_addf(a, "%sbucket=%.0f", pre, bucket);
+	strv_addf(a, "%ssteps=%s", pre, TRAIN_STEPS);
+	strv_addf(a, "%swarmup=1", pre);
+	if (seconds)
+		strv_addf(a, "%sseconds=%s", pre, seconds);
+}
+
 static void plan_train(struct plan *pl)
 {
 	const struct plan_input *in = pl->in;
@@ -413,14 +427,7 @@ static void plan_train(struct plan *pl)
 		tp = add_phase(pl, "train-proxy", PK_PROBE, rpn);
 		strv_add(&tp->args, "-B");
 		strv_add(&tp->args, be);
-		strv_addf(&tp->args, "--train-params=%.6g", params);
-		strv_addf(&tp->args, "--train-layers=%.0f", layers);
-		strv_addf(&tp->args, "--train-tokens=%.0f", tok);
-		strv_addf(&tp->args, "--train-bucket=%.0f", bucket);
-		strv_add(&tp->args, "--train-steps=" TRAIN_STEPS);
-		strv_add(&tp->args, "--train-warmup=1");
-		if (soak > 0)
-			strv_addf(&tp->args, "--train-seconds=%s", sbuf);
+		step_args(&tp->args, "--train-", params, layers, tok, bucket, soak > 0 ? sbuf : NULL);
 		strv_add(&tp->args, "trainstep");
 		strv_add(&tp->names, "trainstep");
 	} else {
@@ -428,14 +435,7 @@ static void plan_train(struct plan *pl)
 	}
 	fw = add_phase(pl, "train", PK_FRAMEWORK, rpn);
 	strv_add(&fw->names, "torch_step");
-	strv_addf(&fw->args, "--params=%.6g", params);
-	strv_addf(&fw->args, "--layers=%.0f", layers);
-	strv_addf(&fw->args, "--tokens=%.0f", tok);
-	strv_addf(&fw->args, "--bucket=%.0f", bucket);
-	strv_add(&fw->args, "--steps=" TRAIN_STEPS);
-	strv_add(&fw->args, "--warmup=1");
-	if (soak > 0)
-		strv_addf(&fw->args, "--seconds=%s", sbuf);
+	step_args(&fw->args, "--", params, layers, tok, bucket, soak > 0 ? sbuf : NULL);
 	if (in->framework == 0) {
 		fw->skipped = 1;
 		snprintf(fw->skip_why, sizeof(fw->skip_why), "%s", in->framework_why ? in->framework_why :
