@@ -75,6 +75,11 @@ shape() {
 			t_fail "shape $n $src: the estimate was not made: $(jq -r --arg s "$src" '.estimate.measured_steps[] | select(.source == $s) | .reason' "$T_TMP/rep$n/summary.json")"
 		elif [ "$steady" != true ]; then
 			t_skip "shape $n $src: $(jq -r --arg s "$src" '.estimate.measured_steps[] | select(.source == $s) | .note' "$T_TMP/rep$n/summary.json"): estimate/measured $ratio not asserted"
+		elif [ "$sratio" != null ] && awk -v r="$sratio" 'BEGIN { exit !(r < 0.5 || r > 2) }'; then
+			# the sweep ran before the steps: the other lanes' load changed in between (once 3.3x,
+			# the sweep beside test_trainstep, shape B's steps alone); what the sync costs is then
+			# not the step's, and the comparison says nothing of the model
+			t_skip "shape $n $src: the sweep priced the step's all-reduces at $sratio times its own comm alone (load changed between them): estimate/measured $ratio not asserted"
 		else
 			t_check "shape $n $src: the estimate is within 25 % of the measured step (error $err %)" \
 				awk -v e="$err" 'BEGIN { exit !(e >= -25 && e <= 25) }'
