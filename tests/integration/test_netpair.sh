@@ -2,7 +2,9 @@
 # tests/integration/test_netpair.sh: the netpair probe on an emulated cluster
 # (scripts/emucluster): a healthy 1gbit cluster of 4 hosts blames nothing,
 # and faults 500 times slower than a healthy link (2mbit) are named exactly: one slow
-# node, one slow link between two healthy nodes, two slow nodes at once.
+# link between two healthy nodes, two slow nodes at once (each named with its evidence,
+# the healthy three cleared; one slow node alone is test_ccdiag_emu's, test_slurm's and
+# test_uplink's, on 3 and 6 hosts).
 # Several ranks per host change nothing; a hung rank is named by the watchdog.
 # No speed is asserted (scripts/bench_netpair.sh prints the figures).
 # CCDIAG_TEST_HOG=1 (tests/run.sh starts a busy loop per core beside the
@@ -201,51 +203,6 @@ fi
 # little less (a 20mbit node read 0.083 of the reference with 128 KiB, 0.095 with 64 KiB).
 FAULT=2mbit
 PROBE_ARGS="--pair-bw-size 64K"
-# check_bad FILE HOST N: HOST and only it is a bad node; its links are explained by it
-check_bad() {
-	local f=$1 host=$2 n=$3 want fl
-	want=$(for ((k = 0; k < n; k++)); do
-		[ "node$k" = "$host" ] && continue
-		a=node$k b=$host
-		[[ $k -gt ${host#node} ]] && { a=$host; b=node$k; }
-		printf 'link:%s-%s:explained\n' "$a" "$b"
-	done
-	echo "node:$host:bad")
-	want=$(printf '%s\n' "$want" | sort | tr '\n' ' ' | sed 's/ $//')
-	fl=$(as_judged "$f")
-	if [ "$RC" -eq 1 ] && [ "$fl" = "$want" ] &&
-		[ "$(summary "$f" | jq -c .bad_nodes)" = "[\"$host\"]" ] &&
-		[ "$(summary "$f" | jq -c .bad_links)" = "[]" ]; then
-		t_pass "$n hosts, $host at $FAULT: $host named, its partners cleared$(named "$f")"
-	else
-		t_fail "$n hosts, $host at $FAULT: rc=$RC flagged='$fl' want='$want'"
-		evidence "$f"
-	fi
-}
-
-if up 4 --degrade node2=$FAULT; then
-	f=$T_TMP/degraded4.jsonl
-	probe "$f" 4
-	check_bad "$f" node2 4
-	t_check "links touching node2 ($FAULT): rate_GBps 0.00025; the others 0.125" \
-		every "$f" 'select(.type == "measurement" and .test == "bw_uni") |
-			if .host == "node2" or .peer == "node2" then .rate_GBps == 0.00025
-			else .rate_GBps == 0.125 end'
-	# below the tolerance the probe judged by (summary.tol), not below a fixed figure: how
-	# far below depends on how fast the healthy links ran on this machine at the time
-	tol=$(summary "$f" | jq -r '.tol')
-	t_check "node2's record carries the evidence (ratio below the tolerance $tol)" \
-		every "$f" 'select(.type == "diagnosis" and .subject == "node" and .host == "node2") |
-			.evidence.links_out_of_tolerance == 3 and (.evidence.retests | length) >= 1 and
-			([.evidence.retests[].pass] | any | not) and .ratio_bw < '"${tol:-0}"
-	# printed, not judged: how far the fault stayed below the reference (docs/netpair.md)
-	printf 'FIGURE netpair 4 hosts node2 at %s: %s\n' "$FAULT" "$(jq -r -s '(.[] | select(.type == "diagnosis" and .subject == "summary") |
-		"reference \(.ref_bw_Gbps * 1000 | round / 1000) Gb/s, ") + (.[] | select(.type == "diagnosis" and .subject == "node" and .host == "node2") |
-		"node2 at \(.ratio_bw * 1000 | round / 1000) of it")' "$f")"
-else
-	t_fail "emucluster up 4 --degrade node2=$FAULT"
-fi
-
 # one slow link between two healthy nodes: the link is named, neither node
 if up 4 --degrade-link node0-node3=$FAULT; then
 	f=$T_TMP/badlink4.jsonl
@@ -267,7 +224,9 @@ else
 	t_fail "emucluster up 4 --degrade-link node0-node3=$FAULT"
 fi
 
-# two slow nodes at once (2 of 5): both named, every link they touch explained
+# two slow nodes at once (2 of 5): both named, every link they touch explained, the evidence
+# in their records. (A case of one slow node of 4 took 30 s of the suite's 120 and asserted
+# nothing this one does not.)
 if up 5 --degrade node1=$FAULT --degrade node3=$FAULT; then
 	f=$T_TMP/degraded5.jsonl
 	probe "$f" 5
@@ -286,6 +245,21 @@ if up 5 --degrade node1=$FAULT --degrade node3=$FAULT; then
 	t_check "the link between the two slow nodes is explained by both" \
 		every "$f" 'select(.type == "diagnosis" and .subject == "link" and .a == "node1" and .b == "node3") |
 			.by == ["node1", "node3"]'
+	t_check "links touching node1 or node3 ($FAULT): rate_GBps 0.00025; the others 0.125" \
+		every "$f" 'select(.type == "measurement" and .test == "bw_uni") |
+			if (.host == "node1" or .peer == "node1" or .host == "node3" or .peer == "node3") then .rate_GBps == 0.00025
+			else .rate_GBps == 0.125 end'
+	# below the tolerance the probe judged by (summary.tol), not below a fixed figure: how
+	# far below depends on how fast the healthy links ran on this machine at the time
+	tol=$(summary "$f" | jq -r '.tol')
+	t_check "node1's and node3's records carry the evidence (ratio below the tolerance $tol)" \
+		every "$f" 'select(.type == "diagnosis" and .subject == "node" and (.host == "node1" or .host == "node3")) |
+			.evidence.links_out_of_tolerance == 4 and (.evidence.retests | length) >= 1 and
+			([.evidence.retests[].pass] | any | not) and .ratio_bw < '"${tol:-0}"
+	# printed, not judged: how far the fault stayed below the reference (docs/netpair.md)
+	printf 'FIGURE netpair 5 hosts node1, node3 at %s: %s\n' "$FAULT" "$(jq -r -s '(.[] | select(.type == "diagnosis" and .subject == "summary") |
+		"reference \(.ref_bw_Gbps * 1000 | round / 1000) Gb/s, ") + ([.[] | select(.type == "diagnosis" and .subject == "node" and (.host == "node1" or .host == "node3")) |
+		"\(.host) at \(.ratio_bw * 1000 | round / 1000) of it"] | join(", "))' "$f")"
 else
 	t_fail "emucluster up 5 --degrade node1=$FAULT --degrade node3=$FAULT"
 fi
