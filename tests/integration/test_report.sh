@@ -158,6 +158,13 @@ t_check "a slow leaf uplink (emulated, leaf0 at 20mbit): named at its granularit
 t_check "a slow node under a healthy leaf (emulated, grouped schedule): the node alone" \
 	jq -e '.diagnoses | length == 1 and .[0].granularity == "node" and .[0].element == "node4"' \
 	"$s/netpair-grouped-node.json"
+t_check "an isolate run (emulated, node4 at 2mbit; docs/isolation.md): node4 named at node granularity and drained, every test a round row, incomplete as nothing else was measured" \
+	jq -e '.verdict == "incomplete" and (.diagnoses | length == 1 and .[0].probe == "isolate" and
+			.[0].granularity == "node" and .[0].element == "node4" and .[0].verdict == "bad") and
+		(.isolate_rounds | length == 7 and .[0].round == 1 and .[0].role == "group" and
+			([.[] | select(.role == "confirm")] | length == 2 and all(.nodes == "node4" and .result == "fail"))) and
+		any(.decision.drain[]; .node == "node4")' \
+	"$s/isolate-node.json"
 # imported fio, IOR and nvbandwidth outputs (docs/import.md): named elements, units converted
 t_check "fio: the slow node's write and read fail by name; the inputs say fio" \
 	jq -e '([.criteria[] | select(.id == "storage_write_node" or .id == "storage_read_node") |
