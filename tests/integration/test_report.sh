@@ -565,7 +565,24 @@ rc=$?
 t_check "a header of 17,000 hosts, 17,000 netpair records: judged within 1 GiB, incomplete (exit 4, was $rc), 144474500 of 144491500 links not measured" \
 	jq -e --argjson rc "$rc" '$rc == 4 and ([.criteria[] | select(.id == "netpair_bw") | .verdict, (.reason | test("^144474500 of 144491500 links not measured: h00000-h00002, "))] == ["incomplete", true])' \
 	"$T_TMP/many-hosts/summary.json"
+# the same beside a grouped run (netpair-grouped): those links are counted by name over
+# groups, and the all-pairs input's 144 million pairs once took a table each, many GiB (and
+# out of memory read as "every link measured"): above 8,192 hosts, not counted and said so
+(ulimit -v "$vlimit"; timeout 600 "$CCREPORT" -p test-emu-1g -q --no-render -o "$T_TMP/many-grouped" \
+	"$T_TMP/many-hosts.jsonl" "$CASES/netpair-grouped/results.jsonl" >/dev/null 2>"$T_TMP/many-grouped.err")
+rc=$?
+t_check "17,000 hosts beside a grouped run: judged within 1 GiB, netpair_bw incomplete (exit 4, was $rc): the links not counted above 8,192 hosts" \
+	jq -e --argjson rc "$rc" '$rc == 4 and ([.criteria[] | select(.id == "netpair_bw") | .verdict, (.reason | test("the links of netpair inputs with a grouped run, 17004 hosts in all, not counted \\(at most 8192 hosts\\)"))] == ["incomplete", true])' \
+	"$T_TMP/many-grouped/summary.json"
 rm -f "$T_TMP/many-hosts.jsonl"
+# an all-pairs run missing 3 links beside a grouped run of the same 4 hosts (its run id
+# changed): the links are counted once over both, the grouped run's measured links cover two
+sed 's/"run_id":"37860e7f55c948c4"/"run_id":"37860e7f55c948c5"/' "$CASES/netpair-grouped/results.jsonl" >"$T_TMP/grouped2.jsonl"
+"$CCREPORT" -p test-emu-1g -q --no-render -o "$T_TMP/mixed" "$CASES/missing-links/results.jsonl" "$T_TMP/grouped2.jsonl" >/dev/null 2>&1
+t_check "an all-pairs run beside a grouped run: the links counted once over both, the one measured by neither named" \
+	jq -e '.criteria[] | select(.id == "netpair_bw") | .verdict == "incomplete" and
+		(.reason | startswith("1 of 6 links (inside groups, or of an all-pairs run) not measured: node0-node3;"))' \
+	"$T_TMP/mixed/summary.json"
 # the ib probe measures every rail of every pair of its hosts (docs/rdma.md): 3 hosts, 8 rails,
 # node1-node2's rail 5 deleted leaves ib_write_bw incomplete, named (a pass on main)
 awk 'BEGIN {
