@@ -31,12 +31,15 @@ fi
 
 # iso FILE [args...]: isolate on the 6 hosts, 64 KiB tests (~1 ms at 1gbit, ~0.35 s at
 # 2mbit a step: a failing test is tried 3 times, so 256 KiB made this suite ~90 s), exit
-# code in $RC
+# code in $RC. --iso-tol 0.2, between the two sides the run stands on: beside two busy
+# loops node4's tests read at most 0.03-0.04 of the reference (the best of round 1's
+# tries) and the healthy ones at least 0.95; the default 0.5 once named a healthy host in
+# CI, whose tests read 0.16 to 0.35 of a reference that was then the mean of two groups
 iso() {
 	local out=$1
 	shift
 	"$EMU" mpirun --mca odls_base_sigkill_timeout 0 -np 6 "$PROBE" -q -o "$out" isolate \
-		--iso-size 64K --iso-time 0.2 "$@" >"$out.log" 2>&1
+		--iso-size 64K --iso-time 0.2 --iso-tol 0.2 "$@" >"$out.log" 2>&1
 	RC=$?
 }
 summary() { jq -c 'select(.type == "diagnosis" and .subject == "summary")' "$1"; }
@@ -51,13 +54,30 @@ evidence() {
 	summary "$1" | sed 's/^/  /'
 }
 
+# noise_of FILE: the healthy tests that failed, each as [round, role, hosts, ratio]
+noise_of() {
+	jq -c 'select(.type == "measurement" and .name == "isolate" and .pass == false and
+		(.nodes | index("node4") | not)) | [.round, .role, .nodes, .ratio]' "$1" | tr '\n' ' '
+}
+# with_node4 FILE: node4 is among the hosts named bad
+with_node4() { [[ " $(named "$1") " == *" node:node4 "* ]]; }
+# margins FILE: the figures the verdict stood on (printed, not asserted): node4's best test
+# and the healthy tests' worst, as fractions of the reference
+margins() {
+	jq -rs '[.[] | select(.type == "measurement" and .name == "isolate" and .ratio != null)] |
+		[([.[] | select(.nodes | index("node4")) | .ratio] | max),
+		 ([.[] | select(.nodes | index("node4") | not) | .ratio] | min)] |
+		"node4 at most \(.[0] // "?"), healthy at least \(.[1] // "?") of the reference"' "$1"
+}
+
 if "$EMU" up 6 --rate 1gbit --degrade node4=2mbit >"$T_TMP/up.log" 2>&1; then
 	read -r want_rounds want_tests < <("$PREDICT" predict 6 3 4)
 	# A test of healthy hosts only that failed every try is noise (beside other jobs a
 	# healthy split once read 0.39 of the reference): it costs the pair tests that clear
-	# its host, so rounds beyond the prediction. Such a run is shown and isolate run
-	# again (3 runs at most, 5 on a busy machine); a healthy host named bad, or node4
-	# missed, fails at once.
+	# its host, so rounds beyond the prediction, or, failing a pair test in every try with
+	# two partners, names a healthy host beside node4. Such a run is shown and isolate run
+	# again (3 runs at most, 5 on a busy machine); node4 missed, a healthy host named
+	# without a failed healthy test to show for it, or the last run's noise fails.
 	t_load
 	tries=3
 	[ "$T_BUSY" = 1 ] && tries=5
@@ -65,15 +85,15 @@ if "$EMU" up 6 --rate 1gbit --degrade node4=2mbit >"$T_TMP/up.log" 2>&1; then
 		f=$T_TMP/iso-$try.jsonl
 		iso "$f"
 		s=$(summary "$f")
-		noise=$(jq -c 'select(.type == "measurement" and .name == "isolate" and .pass == false and
-			(.nodes | index("node4") | not)) | [.round, .role, .nodes, .ratio]' "$f" | tr '\n' ' ')
+		noise=$(noise_of "$f")
 		if [ "$RC" -eq 1 ] && [ "$(named "$f")" = "node:node4" ] &&
 			[ "$(jq -r .rounds <<<"$s")" = "$want_rounds" ] &&
 			[ "$(jq -r .tests <<<"$s")" = "$want_tests" ]; then
-			t_pass "node4 at 2mbit: named alone, in the $want_rounds rounds and $want_tests tests predicted (run $try of $tries at most; $T_LOAD)"
+			t_pass "node4 at 2mbit: named alone, in the $want_rounds rounds and $want_tests tests predicted (run $try of $tries at most; $(margins "$f"); $T_LOAD)"
 			break
-		elif [ "$RC" -eq 1 ] && [ "$(named "$f")" = "node:node4" ] && [ -n "$noise" ] && [ "$try" -lt "$tries" ]; then
-			echo "run $try: node4 named alone, $(jq -r .rounds <<<"$s") rounds: a healthy test failed (noise: $noise), run again"
+		elif [ "$RC" -eq 1 ] && with_node4 "$f" && [ -n "$noise" ] &&
+			[ "$try" -lt "$tries" ]; then
+			echo "run $try: node4 named ($(named "$f")), $(jq -r .rounds <<<"$s") rounds: a healthy test failed (noise: $noise), run again"
 			evidence "$f"
 		else
 			t_fail "node4 at 2mbit (run $try): rc=$RC named='$(named "$f")' summary=$s (predicted $want_rounds rounds, $want_tests tests; noise: ${noise:-none}; $T_LOAD)"
@@ -111,17 +131,28 @@ if "$EMU" up 6 --rate 1gbit --degrade node4=2mbit >"$T_TMP/up.log" 2>&1; then
 	# two leaves from a topology file, node4 under leafA with node0 and node2
 	printf '%s\n' "node0 leafA spine" "node2 leafA spine" "node4 leafA spine" \
 		"node1 leafB spine" "node3 leafB spine" "node5 leafB spine" >"$T_TMP/topo.txt"
-	f=$T_TMP/iso-topo.jsonl
-	iso "$f" --topology "$T_TMP/topo.txt"
-	if [ "$RC" -eq 1 ] && [ "$(named "$f")" = "node:node4" ] &&
-		jq -es 'map(select(.type == "diagnosis" and .subject == "node" and .host == "node4"))[0] | .group == "leafA"' "$f" >/dev/null &&
-		jq -es 'map(select(.type == "run"))[0] | (.topology.source | startswith("plain ")) and
-			(.topology.groups | map(.name) == ["leafA", "leafB"]) and .topology.groups[0].spine == "spine"' "$f" >/dev/null; then
-		t_pass "with --topology (two leaves): node4 named under leafA, the topology in the header"
-	else
-		t_fail "with --topology: rc=$RC named='$(named "$f")'"
-		evidence "$f"
-	fi
+	# noise as above: a run that named node4 beside a healthy host whose tests failed is
+	# shown and run again
+	for try in $(seq 1 "$tries"); do
+		f=$T_TMP/iso-topo-$try.jsonl
+		iso "$f" --topology "$T_TMP/topo.txt"
+		noise=$(noise_of "$f")
+		if [ "$RC" -eq 1 ] && [ "$(named "$f")" = "node:node4" ] &&
+			jq -es 'map(select(.type == "diagnosis" and .subject == "node" and .host == "node4"))[0] | .group == "leafA"' "$f" >/dev/null &&
+			jq -es 'map(select(.type == "run"))[0] | (.topology.source | startswith("plain ")) and
+				(.topology.groups | map(.name) == ["leafA", "leafB"]) and .topology.groups[0].spine == "spine"' "$f" >/dev/null; then
+			t_pass "with --topology (two leaves): node4 named under leafA, the topology in the header (run $try of $tries at most; $(margins "$f"))"
+			break
+		elif [ "$RC" -eq 1 ] && with_node4 "$f" && [ "$(named "$f")" != "node:node4" ] && [ -n "$noise" ] &&
+			[ "$try" -lt "$tries" ]; then
+			echo "topology run $try: named $(named "$f"): healthy tests failed (noise: $noise), run again"
+			evidence "$f"
+		else
+			t_fail "with --topology (run $try): rc=$RC named='$(named "$f")' (noise: ${noise:-none}; $T_LOAD)"
+			evidence "$f"
+			break
+		fi
+	done
 else
 	cat "$T_TMP/up.log"
 	t_fail "emucluster up 6 --degrade node4=2mbit"
