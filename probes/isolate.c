@@ -191,12 +191,17 @@ static const char *decision(const struct iso_test *t, int second)
  * leaves, or 6 hosts in groups of 3) the mean of a healthy and a bad one would
  * halve the reference, and a node at a third of the healthy busbw would pass
  */
+static int sets_reference(const struct iso_ctx *c, const struct iso_round *r)
+{
+	return r->index == 1 && !c->ref_expected;
+}
+
 static void set_reference(struct iso_ctx *c, const struct iso_round *r)
 {
 	double *v;
 	int k = 0;
 
-	if (r->index != 1 || c->ref_expected)
+	if (!sets_reference(c, r))
 		return;
 	/* the best groups when most are healthy */
 	v = malloc((size_t)r->ntests * sizeof(double));
@@ -231,7 +236,7 @@ static int test_fails(const struct iso_ctx *c, int i)
 static int run_tries(struct iso_ctx *c, const struct iso_round *r, unsigned char *active,
 		     double *best, double *wrongs)
 {
-	int sets_ref = r->index == 1 && !c->ref_expected;
+	int sets_ref = sets_reference(c, r);
 
 	if (run_round(c, r, NULL))
 		return -1;

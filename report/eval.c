@@ -1342,6 +1342,23 @@ static int *header_hosts(const struct eval *e, int k, size_t *n)
 	return v;
 }
 
+/* "a-b, c-d, ..." of n pairs of host indices; NULL when out of memory */
+static char *pair_names(const struct eval *e, int (*named)[2], int n)
+{
+	char *names = NULL, *u;
+
+	for (int i = 0; i < n; i++) {
+		if (asprintf(&u, "%s%s%s-%s", names ?: "", names ? ", " : "", e->host_names[named[i][0]],
+			     e->host_names[named[i][1]]) < 0) {
+			free(names);
+			return NULL;
+		}
+		free(names);
+		names = u;
+	}
+	return names;
+}
+
 /*
  * Every link of the hosts of each netpair run's header (N(N-1)/2) is due:
  * "3 of 6 links not measured: node0-node3, ..." (malloc'd), NULL when all
@@ -1436,15 +1453,8 @@ static char *links_missing_all(const struct eval *e, const struct crit_state *s)
 			free(h);
 		}
 	}
-	for (int i = 0; i < nnamed; i++) {
-		char *u;
-
-		if (asprintf(&u, "%s%s%s-%s", names ?: "", names ? ", " : "", e->host_names[named[i][0]],
-			     e->host_names[named[i][1]]) < 0)
-			goto out;
-		free(names);
-		names = u;
-	}
+	if (nnamed && !(names = pair_names(e, named, nnamed)))
+		goto out;
 	if (nmiss && asprintf(&t, "%llu of %llu links not measured: %s%s%.0llu%s", nmiss, ndue, names ?: "",
 			      nmiss > NAMES_LISTED ? " (and " : "", nmiss > NAMES_LISTED ? nmiss - NAMES_LISTED : 0,
 			      nmiss > NAMES_LISTED ? " more)" : "") < 0) {
@@ -1795,15 +1805,8 @@ static char *links_missing_grouped(const struct eval *e, const struct crit_state
 				due_link(&lc, hh[i], hh[j]);
 		free(hh);
 	}
-	for (int i = 0; i < lc.nnamed; i++) {
-		char *u;
-
-		if (asprintf(&u, "%s%s%s-%s", names ?: "", names ? ", " : "", e->host_names[lc.named[i][0]],
-			     e->host_names[lc.named[i][1]]) < 0)
-			goto out;
-		free(names);
-		names = u;
-	}
+	if (lc.nnamed && !(names = pair_names(e, lc.named, lc.nnamed)))
+		goto out;
 	if (lc.grouped && asprintf(sampled, "links across groups sampled by design: %ld of %ld measured, "
 				   "every pair of groups and every host covered", lc.sampled, lc.across) < 0)
 		*sampled = NULL;
